@@ -1,0 +1,283 @@
+"""The report: the upstream `StructuredOutputReport`, plus pandas views, HTML and a safe save/load.
+
+`per_case()` and `metrics()` are inherited unchanged, so they behave exactly as Strands Evals
+documents them (both skip rows that carry no field detail). The views added here never drop
+a case: `cases_frame()` has one row per case and evaluator, whatever happened to it, with a
+`status` saying which.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import ValidationError
+from strands_evals.evaluators.deterministic.structured_output import (
+    StructuredOutputReport as _UpstreamReport,
+)
+from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationOutput
+
+from . import frames
+from ._io import write_text_atomic
+from .errors import ReportFileError
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["StructuredOutputReport"]
+
+# The marker the upstream evaluator writes on every row it scored; ours inherits it.
+_MARKER = "StructuredOutputSimilarity"
+
+
+def _status(row: EvaluationOutput) -> str:
+    metadata = row.metadata or {}
+    if metadata.get("evaluated_by") == _MARKER:
+        return "scored"
+    if row.label == NOT_APPLICABLE:
+        return "not applicable"
+    if metadata.get("error") == "unreadable":
+        return "unreadable"
+    return "other evaluator"
+
+
+class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
+    """A Strands Evals report that shows which field failed and what the right value was.
+
+    Pass it as an `Experiment`'s `report_cls`, or reload any saved report through
+    `StructuredOutputReport.from_file`. Views:
+
+    - `cases_frame()`: one row per case and evaluator (every case, with a `status`).
+    - `fields_frame()`: one row per dotted field path, worst first, parents beside children.
+    - `non_matches_frame()`: every missed, invented or wrong field with both values.
+    - `per_case()` / `metrics()`: the upstream rollups, as the Strands Evals docs describe.
+
+    In Jupyter the report renders itself as a summary and those tables.
+    """
+
+    # -- rows -------------------------------------------------------------------------
+
+    def _rows(self, evaluator: str | None) -> Iterator[tuple[Mapping[str, Any], EvaluationOutput]]:
+        """Every `(case, row)` pair in report order, for one evaluator when `evaluator` is set."""
+        if evaluator is not None:
+            present = {str(case.get("evaluator")) for case in self.cases}
+            if evaluator not in present:
+                raise ValueError(
+                    f"evaluator must name an evaluator in this report; got {evaluator!r}, "
+                    f"the report carries: {', '.join(sorted(present)) or '(none)'}"
+                )
+        for index, rows in enumerate(self.detailed_results):
+            case: Mapping[str, Any] = self.cases[index] if index < len(self.cases) else {}
+            if evaluator is not None and str(case.get("evaluator")) != evaluator:
+                continue
+            for row in rows:
+                yield case, row
+
+    # -- views ------------------------------------------------------------------------
+
+    def cases_frame(self, *, evaluator: str | None = None) -> pd.DataFrame:
+        """One row per case and evaluator, in report order; no case is ever left out.
+
+        Args:
+            evaluator: Keep only this evaluator's rows. Default None (all).
+
+        Returns:
+            See `frames.cases_frame`. `status` is `scored`, `unreadable` (a side did not
+            validate: score 0.0, the reason says why), `not applicable` (no ground truth) or
+            `other evaluator` (a row from, say, `Equals` in the same experiment). Counts and
+            field scores are empty for rows that were not scored field by field.
+        """
+        table = []
+        for case, row in self._rows(evaluator):
+            metadata = row.metadata or {}
+            entry: dict[str, Any] = {
+                "case": case.get("name"),
+                "evaluator": case.get("evaluator"),
+                "model": row.label,
+                "status": _status(row),
+                "score": row.score,
+                "test_pass": row.test_pass,
+                "reason": row.reason,
+            }
+            if entry["status"] == "scored":
+                overall = (metadata.get("comparison") or {}).get("confusion_matrix", {}).get("overall", {})
+                entry.update(
+                    precision=metadata.get("precision"),
+                    recall=metadata.get("recall"),
+                    f1=metadata.get("f1"),
+                    field_scores=metadata.get("field_scores"),
+                    **{name: overall.get(name, 0) for name in ("tp", "fn", "fa", "fd", "tn")},
+                )
+            table.append(entry)
+        return frames.cases_frame(table)
+
+    def fields_frame(self, *, evaluator: str | None = None) -> pd.DataFrame:
+        """The per-field confusion matrix of `metrics()` as a table, worst first.
+
+        Args:
+            evaluator: Evaluator name, for a report carrying more than one.
+
+        Returns:
+            See `frames.fields_frame`.
+
+        Raises:
+            ValueError: As `metrics()` does: nothing was scored, or several schemas are mixed.
+        """
+        return frames.fields_frame(self.metrics(evaluator=evaluator).field_metrics)
+
+    def non_matches_frame(self, *, evaluator: str | None = None) -> pd.DataFrame:
+        """Every field path that was missed, invented or wrong, with both values, in case order.
+
+        Args:
+            evaluator: Keep only this evaluator's rows. Default None (all).
+
+        Returns:
+            See `frames.non_matches_frame`; empty when every scored field matched.
+
+        Raises:
+            ValueError: If scored rows exist but none carries non-match records (they were
+                scored by the upstream evaluator or with `non_matches=False`).
+        """
+        table = []
+        documented = scored = 0
+        for case, row in self._rows(evaluator):
+            metadata = row.metadata or {}
+            if metadata.get("evaluated_by") != _MARKER:
+                continue
+            scored += 1
+            if "non_matches" not in metadata:
+                continue
+            documented += 1
+            for record in metadata["non_matches"]:
+                table.append({"case": case.get("name"), "evaluator": case.get("evaluator"), **record})
+        if scored and not documented:
+            raise ValueError(
+                "report rows must carry non-match records to list them; none of its "
+                f"{scored} scored rows does. Score with structsim_nb.StructuredOutputSimilarity "
+                "(non_matches=True, the default) rather than the upstream evaluator"
+            )
+        return frames.non_matches_frame(table)
+
+    def summary(self, *, evaluator: str | None = None) -> dict[str, Any]:
+        """Headline figures: cases, how many were scored/unreadable/not applicable, passes, mean score.
+
+        Returns:
+            `{"cases", "scored", "unreadable", "not_applicable", "passed", "overall_score"}`;
+            `overall_score` is the report's own (the upstream mean over applicable rows).
+        """
+        table = self.cases_frame(evaluator=evaluator)
+        counts = table["status"].value_counts()
+        return {
+            "cases": len(table),
+            "scored": int(counts.get("scored", 0)),
+            "unreadable": int(counts.get("unreadable", 0)),
+            "not_applicable": int(counts.get("not applicable", 0)),
+            "passed": int(table["test_pass"].sum()),
+            "overall_score": float(self.overall_score),
+        }
+
+    # -- rendering --------------------------------------------------------------------
+
+    def _html_body(self, *, top_fields: int | None) -> str:
+        summary = self.summary()
+        parts = [
+            "<p><b>{cases}</b> rows: {scored} scored, {unreadable} unreadable, {not_applicable} not applicable; "
+            "{passed} passed; overall score <b>{overall_score:.3f}</b></p>".format(**summary),
+            "<h4>Cases</h4>",
+            self.cases_frame().to_html(index=False, float_format=lambda value: f"{value:.3f}", na_rep=""),
+        ]
+        if summary["scored"]:
+            fields = self.fields_frame() if len(_evaluators(self)) == 1 else None
+            if fields is not None:
+                shown = fields if top_fields is None else fields.head(top_fields)
+                title = "Fields, worst first" + ("" if top_fields is None else f" (top {len(shown)} of {len(fields)})")
+                parts += [f"<h4>{title}</h4>", shown.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="")]
+            try:
+                misses = self.non_matches_frame()
+            except ValueError:
+                misses = None
+            if misses is not None:
+                parts += [
+                    f"<h4>Non-matches ({len(misses)})</h4>",
+                    misses.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep=""),
+                ]
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: summary, cases, the ten worst fields and the non-matches."""
+        return f"<div class='structsim-report'>{self._html_body(top_fields=10)}</div>"
+
+    def to_html(self, *, title: str = "structsim-nb report") -> str:
+        """A standalone HTML page with the summary and every table (all fields)."""
+        return (
+            "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
+            f"<title>{html.escape(title)}</title>"
+            "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:13px}"
+            "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}</style></head><body>"
+            f"<h2>{html.escape(title)}</h2>\n{self._html_body(top_fields=None)}\n</body></html>\n"
+        )
+
+    # -- saving and loading -----------------------------------------------------------
+
+    def to_file(self, path: str | os.PathLike[str]) -> Path:  # type: ignore[override]
+        """Save the report as JSON through pydantic, atomically.
+
+        Unlike the upstream `to_file` (plain `json.dump`), pydantic writes `datetime.date`,
+        `Decimal` and nested models in case inputs and outputs, so such reports save. The same
+        report always writes the same bytes.
+
+        Args:
+            path: Destination. A path without a suffix gets `.json`; another suffix is an error.
+
+        Returns:
+            The path written.
+
+        Raises:
+            ValueError: If `path` has a suffix other than `.json`.
+        """
+        target = Path(path)
+        if not target.suffix:
+            target = target.with_suffix(".json")
+        elif target.suffix != ".json":
+            raise ValueError(f"report path must end in .json (or have no suffix); got {str(path)!r}")
+        return write_text_atomic(target, self.model_dump_json(indent=2) + "\n")
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> StructuredOutputReport:
+        """Load a saved report (ours or any Strands Evals report) as this class.
+
+        Raises:
+            ReportFileError: If the file is missing, not UTF-8, not JSON, or not a report; the
+                message names the file and the first problem.
+        """
+        source = Path(path)
+        try:
+            text = source.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ReportFileError(f"report file must exist; {str(source)!r} was not found") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ReportFileError(f"report file {str(source)!r} could not be read as UTF-8 text: {exc}") from exc
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ReportFileError(
+                f"report file {str(source)!r} must be JSON; line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            ) from exc
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(map(str, first["loc"])) or "(root)"
+            raise ReportFileError(
+                f"report file {str(source)!r} is not a Strands Evals report: {where}: {first['msg']} "
+                f"({exc.error_count()} problem(s) in all)"
+            ) from exc
+
+
+def _evaluators(report: _UpstreamReport) -> set[str]:
+    return {str(case.get("evaluator")) for case in report.cases}
