@@ -1,0 +1,760 @@
+"""Tests for `structsim_nb.evaluate`: the documented Strands Evals contract, plus the non-matches.
+
+The contract is the Strands Evals page for `StructuredOutputSimilarity` and the stickler page
+"Strands Evals"; each documented behaviour has a test here, named after what it pins.
+Cases run through a real `Experiment` where the documented figure is a report figure.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from pydantic import BaseModel
+from strands_evals.evaluators import Equals
+from strands_evals.evaluators.deterministic.structured_output import (
+    StructuredOutputSimilarity as UpstreamSimilarity,
+)
+from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationData
+
+from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity
+from structsim_nb import demo as demo_module
+from structsim_nb.evaluate import KINDS, non_match_records
+
+# -- models ------------------------------------------------------------------------------
+
+
+class LineItem(BaseModel):
+    """The seed's line item, exactly."""
+
+    sku: str | None = None
+    quantity: int | None = None
+
+
+class Invoice(BaseModel):
+    """The seed's invoice, exactly."""
+
+    invoice_id: str
+    vendor_name: str
+    total_amount: float | None = None
+    line_items: list[LineItem] = []
+
+
+class Sparse(BaseModel):
+    """The seed's ten-field model; the ground truth fills two fields."""
+
+    invoice_id: str | None = None
+    vendor_name: str | None = None
+    buyer_name: str | None = None
+    po_number: str | None = None
+    currency: str | None = None
+    payment_terms: str | None = None
+    notes: str | None = None
+    reference: str | None = None
+    department: str | None = None
+    contact: str | None = None
+
+
+class Address(BaseModel):
+    city: str | None = None
+    postcode: str | None = None
+
+
+class Person(BaseModel):
+    name: str
+    address: Address | None = None
+
+
+class Directory(BaseModel):
+    name: str
+    offices: dict[str, Address] = {}
+
+
+class Tagged(BaseModel):
+    invoice_id: str
+    tags: list[str] = []
+
+
+class NotAModel:
+    pass
+
+
+SEED_INVOICE = Invoice(
+    invoice_id="INV-2024-0042",
+    vendor_name="Acme Corporation",
+    total_amount=124.93,
+    line_items=[LineItem(sku="WM-100", quantity=2), LineItem(sku="UC-050", quantity=5)],
+)
+SPARSE_TRUTH = Sparse(invoice_id="INV-2024-0042", vendor_name="Acme Corporation")
+
+
+def score(evaluator, expected, actual):
+    """The single row the evaluator returns for one case."""
+    rows = evaluator.evaluate(EvaluationData(input="", actual_output=actual, expected_output=expected, name="c"))
+    assert len(rows) == 1
+    return rows[0]
+
+
+def counts(row) -> dict[str, int]:
+    overall = row.metadata["comparison"]["confusion_matrix"]["overall"]
+    return {name: overall[name] for name in ("tp", "tn", "fn", "fa", "fd") if overall[name]}
+
+
+# -- construction ------------------------------------------------------------------------
+
+
+class TestConstruction:
+    def test_accepts_model_class(self):
+        assert StructuredOutputSimilarity(Invoice).model_cls is Invoice
+
+    def test_accepts_dotted_path(self):
+        evaluator = StructuredOutputSimilarity("structsim_nb.demo.Invoice")
+        assert evaluator.model_cls is demo_module.Invoice
+        row = score(evaluator, demo_module.Invoice(invoice_id="A", vendor_name="B"), {"invoice_id": "A"})
+        assert row.label == "Invoice"
+
+    def test_bad_dotted_path_raises_type_error_naming_it(self):
+        with pytest.raises(TypeError, match="structsim_nb.demo.NoSuchModel"):
+            StructuredOutputSimilarity("structsim_nb.demo.NoSuchModel")
+
+    @pytest.mark.parametrize("model_cls", [NotAModel, "collections.OrderedDict", int])
+    def test_non_model_raises_type_error(self, model_cls):
+        with pytest.raises(TypeError, match="model_cls must be a Pydantic model class"):
+            StructuredOutputSimilarity(model_cls)
+
+    def test_defaults(self):
+        evaluator = StructuredOutputSimilarity(Invoice)
+        assert evaluator.match_threshold == 0.7
+        assert evaluator.weight_hints is False
+        assert evaluator.name is None
+        assert evaluator.non_matches is True
+        parameters = inspect.signature(StructuredOutputSimilarity).parameters
+        assert parameters["match_threshold"].default == 0.7
+        assert parameters["weight_hints"].default is False
+        assert parameters["name"].default is None
+
+    def test_weights_uniform_by_default_and_inferred_with_weight_hints(self):
+        uniform = {entry["weight"] for entry in StructuredOutputSimilarity(Invoice).explain().values()}
+        hinted = {
+            entry["weight"] for entry in StructuredOutputSimilarity(Invoice, weight_hints=True).explain().values()
+        }
+        assert uniform == {1.0}
+        assert len(hinted) > 1
+
+    def test_name_is_the_report_evaluator_key(self, run_experiment):
+        report = run_experiment(
+            {"doc": (SEED_INVOICE, SEED_INVOICE)}, [StructuredOutputSimilarity(Invoice, name="invoice")]
+        )
+        assert report.cases[0]["evaluator"] == "invoice"
+        assert report.metrics(evaluator="invoice").document_count == 1
+        assert report.per_case(evaluator="invoice")[0]["evaluator"] == "invoice"
+
+    @pytest.mark.parametrize("threshold", [-0.1, 1.5, "0.7"])
+    def test_match_threshold_out_of_range_raises(self, threshold):
+        with pytest.raises(ValueError, match="match_threshold must be a number between 0 and 1"):
+            StructuredOutputSimilarity(Invoice, match_threshold=threshold)
+
+    def test_to_dict_carries_dotted_path_and_non_matches(self):
+        data = StructuredOutputSimilarity("structsim_nb.demo.Invoice", match_threshold=0.8, non_matches=False).to_dict()
+        assert data["model_cls"] == "structsim_nb.demo.Invoice"
+        assert data["match_threshold"] == 0.8
+        assert data["weight_hints"] is False
+        assert data["non_matches"] is False
+        rebuilt = StructuredOutputSimilarity(**{key: value for key, value in data.items() if key != "evaluator_type"})
+        assert rebuilt.model_cls is demo_module.Invoice
+        assert rebuilt.non_matches is False
+
+    def test_missing_engine_names_install(self):
+        code = textwrap.dedent(
+            """
+            import sys
+            sys.modules["stickler"] = None
+            try:
+                from pydantic import BaseModel
+                from structsim_nb import StructuredOutputSimilarity
+
+                class M(BaseModel):
+                    name: str
+
+                StructuredOutputSimilarity(M)
+            except ImportError as exc:
+                print("IMPORT ERROR:", exc)
+            else:
+                print("NO ERROR")
+            """
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert "IMPORT ERROR:" in done.stdout, done.stdout + done.stderr
+        assert 'pip install "strands-agents-evals[stickler]' in done.stdout
+
+
+# -- one row per case -------------------------------------------------------------------
+
+
+class TestRows:
+    def test_one_row_per_case_with_weighted_score(self, run_experiment):
+        wrong_vendor = SEED_INVOICE.model_copy(update={"vendor_name": "Zebra Holdings Ltd"})
+        report = run_experiment(
+            {"right": (SEED_INVOICE, SEED_INVOICE), "vendor": (SEED_INVOICE, wrong_vendor)},
+            [StructuredOutputSimilarity(Invoice)],
+        )
+        assert [len(rows) for rows in report.detailed_results] == [1, 1]
+        # Four fields, uniform weights: one field wrong costs a quarter.
+        assert report.scores == pytest.approx([1.0, 0.75])
+        assert report.overall_score == pytest.approx(0.875)
+
+    def test_label_is_model_name(self):
+        assert score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, SEED_INVOICE).label == "Invoice"
+
+    def test_reason_all_fields_matched(self):
+        assert score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, SEED_INVOICE).reason == "all fields matched"
+
+    def test_reason_names_weakest_fields_worst_first(self):
+        actual = SEED_INVOICE.model_copy(update={"vendor_name": "Zebra Holdings Ltd", "line_items": []})
+        row = score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, actual)
+        assert row.reason == "weakest fields: vendor_name=0.00; line_items=0.00"
+
+    def test_metadata_carries_field_detail(self):
+        row = score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, SEED_INVOICE)
+        assert {"evaluated_by", "field_scores", "precision", "recall", "f1", "matched", "comparison"} <= set(
+            row.metadata
+        )
+        assert row.metadata["evaluated_by"] == "StructuredOutputSimilarity"
+        assert row.metadata["field_scores"] == {
+            "invoice_id": 1.0,
+            "vendor_name": 1.0,
+            "total_amount": 1.0,
+            "line_items": 1.0,
+        }
+        assert row.metadata["matched"] is True
+        assert "confusion_matrix" in row.metadata["comparison"]
+        assert "prediction_raw" not in row.metadata["comparison"]
+
+    def test_not_applicable_without_ground_truth(self):
+        row = score(StructuredOutputSimilarity(Invoice), None, SEED_INVOICE)
+        assert row.label == NOT_APPLICABLE
+        assert row.score == 0.0
+        assert row.test_pass is True
+        assert "no ground truth" in row.reason
+        assert not row.metadata
+
+    def test_explain_names_comparator_per_field(self):
+        explained = StructuredOutputSimilarity(Invoice).explain()
+        assert list(explained) == [
+            "invoice_id",
+            "vendor_name",
+            "total_amount",
+            "line_items",
+            "line_items.sku",
+            "line_items.quantity",
+        ]
+        for entry in explained.values():
+            assert {"comparator", "threshold", "weight", "source", "why"} <= set(entry)
+        assert explained["total_amount"]["comparator"].startswith("NumericComparator")
+        assert "Hungarian" in explained["line_items"]["comparator"]
+
+    def test_explain_frame_has_one_row_per_path(self):
+        frame = StructuredOutputSimilarity(Invoice).explain_frame()
+        assert list(frame.index) == list(StructuredOutputSimilarity(Invoice).explain())
+        assert frame.loc["invoice_id", "comparator"] == "ExactComparator"
+        assert " -> " in frame.loc["invoice_id", "why"]
+
+
+class TestUnreadable:
+    """A side that does not validate scores 0.0 and the reason says why; nothing raises."""
+
+    @pytest.mark.parametrize(
+        ("actual", "why"),
+        [
+            ('{"invoice_id": "INV-1", ', "actual_output is a string that is not JSON"),
+            (Person(name="Ada"), "none of which is a field of Invoice"),
+            ({"vendor_name": "Acme Corporation"}, "actual_output did not validate: invoice_id: Field required"),
+        ],
+        ids=["malformed-json", "other-schema", "missing-required"],
+    )
+    def test_unreadable_actual_scores_zero_naming_why(self, actual, why):
+        row = score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, actual)
+        assert row.score == 0.0
+        assert row.test_pass is False
+        assert row.label == "Invoice"
+        assert row.metadata == {"error": "unreadable"}
+        assert row.reason.startswith("could not compare as Invoice: ")
+        assert why in row.reason
+
+    def test_unreadable_expected_names_the_side(self):
+        row = score(StructuredOutputSimilarity(Invoice), {"vendor_name": "Acme"}, SEED_INVOICE)
+        assert row.score == 0.0
+        assert "expected_output did not validate" in row.reason
+
+    def test_valid_json_string_is_read(self):
+        row = score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, SEED_INVOICE.model_dump_json())
+        assert row.score == 1.0
+
+
+# -- the sparse tables -------------------------------------------------------------------
+
+# Seed 000, "Six documents on the ten-field model": (expected, actual), score, test_pass,
+# (precision, recall, f1), counts.
+SPARSE_TABLE = {
+    "every value right": (SPARSE_TRUTH, SPARSE_TRUTH, 1.0, True, (1.0, 1.0, 1.0), {"tp": 2, "tn": 8}),
+    "nothing returned": (SPARSE_TRUTH, Sparse(), 0.8, False, (0.0, 0.0, 0.0), {"tn": 8, "fn": 2}),
+    "every value wrong": (
+        SPARSE_TRUTH,
+        Sparse(invoice_id="XQ-7781-ZZZZ", vendor_name="Zebra Holdings Ltd"),
+        0.8,
+        False,
+        (0.0, 0.0, 0.0),
+        {"tn": 8, "fd": 2},
+    ),
+    "values invented, ground truth blank": (
+        Sparse(),
+        Sparse(invoice_id="INV-2024-0042", vendor_name="Acme Corporation"),
+        0.8,
+        False,
+        (0.0, 0.0, 0.0),
+        {"tn": 8, "fa": 2},
+    ),
+    "genuinely blank on both sides": (Sparse(), Sparse(), 1.0, True, (0.0, 0.0, 0.0), {"tn": 10}),
+    "every value found, plus two invented": (
+        SPARSE_TRUTH,
+        SPARSE_TRUTH.model_copy(update={"buyer_name": "Globex", "po_number": "PO-99"}),
+        0.8,
+        True,
+        (0.5, 1.0, 0.667),
+        {"tp": 2, "tn": 6, "fa": 2},
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def sparse_report():
+    """The six sparse documents, run once through a real Experiment."""
+    from strands_evals import Case, Experiment
+
+    cases = [Case(name=name, input=name, expected_output=spec[0]) for name, spec in SPARSE_TABLE.items()]
+    experiment = Experiment(
+        cases=cases, evaluators=[StructuredOutputSimilarity(Sparse)], report_cls=StructuredOutputReport
+    )
+    return experiment.run_evaluations(lambda case: {"output": SPARSE_TABLE[case.name][1]})
+
+
+class TestSparseTable:
+    @pytest.mark.parametrize("name", list(SPARSE_TABLE))
+    def test_sparse_row(self, sparse_report, name):
+        _, _, expected_score, expected_pass, (precision, recall, f1), expected_counts = SPARSE_TABLE[name]
+        index = list(SPARSE_TABLE).index(name)
+        (row,) = sparse_report.detailed_results[index]
+        assert sparse_report.cases[index]["name"] == name
+        assert row.score == pytest.approx(expected_score)
+        assert row.test_pass is expected_pass
+        assert row.metadata["precision"] == pytest.approx(precision, abs=5e-4)
+        assert row.metadata["recall"] == pytest.approx(recall, abs=5e-4)
+        assert row.metadata["f1"] == pytest.approx(f1, abs=5e-4)
+        assert counts(row) == expected_counts
+
+    def test_nothing_returned_clears_score_but_fails_on_recall(self, sparse_report):
+        (row,) = sparse_report.detailed_results[list(SPARSE_TABLE).index("nothing returned")]
+        assert row.metadata["matched"] is True  # score 0.80 clears 0.7 on its own
+        assert row.test_pass is False
+
+    def test_raising_threshold_does_not_separate_blank_from_right(self):
+        """The score needed to pass tends to 1.0; recall, not the threshold, makes the difference."""
+        strict = StructuredOutputSimilarity(Sparse, match_threshold=0.8)
+        assert score(strict, SPARSE_TRUTH, Sparse()).test_pass is False
+        assert score(strict, SPARSE_TRUTH, SPARSE_TRUTH).test_pass is True
+
+
+# Seed 001, "Measured, on a 10-field schema with 2 populated": score, recall, test_pass.
+SEED_001_TABLE = {
+    "found nothing": (Sparse(), 0.800, 0.000, False),
+    "both correct": (SPARSE_TRUTH, 1.000, 1.000, True),
+    "vendor wrong": (SPARSE_TRUTH.model_copy(update={"vendor_name": "Zebra Holdings Ltd"}), 0.900, 1.000, True),
+}
+
+
+@pytest.fixture(scope="module")
+def seed_001_report():
+    from strands_evals import Case, Experiment
+
+    cases = [Case(name=name, input=name, expected_output=SPARSE_TRUTH) for name in SEED_001_TABLE]
+    experiment = Experiment(
+        cases=cases, evaluators=[StructuredOutputSimilarity(Sparse)], report_cls=StructuredOutputReport
+    )
+    return experiment.run_evaluations(lambda case: {"output": SEED_001_TABLE[case.name][0]})
+
+
+class TestSeed001Table:
+    @pytest.mark.parametrize("name", list(SEED_001_TABLE))
+    def test_row(self, seed_001_report, name):
+        _, expected_score, expected_recall, expected_pass = SEED_001_TABLE[name]
+        entry = next(row for row in seed_001_report.per_case() if row["case"] == name)
+        assert round(entry["overall_score"], 3) == expected_score
+        assert round(entry["recall"], 3) == expected_recall
+        assert entry["test_pass"] is expected_pass
+
+    def test_vendor_wrong_precision_and_f1(self, seed_001_report):
+        entry = next(row for row in seed_001_report.per_case() if row["case"] == "vendor wrong")
+        assert entry["precision"] == pytest.approx(0.5)
+        assert entry["f1"] == pytest.approx(0.667, abs=5e-4)
+
+
+# -- list ordering -----------------------------------------------------------------------
+
+
+class TestListOrdering:
+    def test_reordered_identical_list_scores_one_where_equals_scores_zero(self, run_experiment):
+        reordered = SEED_INVOICE.model_copy(update={"line_items": list(reversed(SEED_INVOICE.line_items))})
+        report = run_experiment(
+            {"reordered": (SEED_INVOICE, reordered)}, [Equals(), StructuredOutputSimilarity(Invoice)]
+        )
+        by_evaluator = {
+            case["evaluator"]: rows[0] for case, rows in zip(report.cases, report.detailed_results, strict=True)
+        }
+        assert by_evaluator["Equals"].score == 0.0
+        assert by_evaluator["StructuredOutputSimilarity"].score == 1.0
+        assert by_evaluator["StructuredOutputSimilarity"].reason == "all fields matched"
+
+    def test_one_quantity_wrong_list_reordered(self, run_experiment):
+        actual = SEED_INVOICE.model_copy(
+            update={"line_items": [LineItem(sku="UC-050", quantity=5), LineItem(sku="WM-100", quantity=3)]}
+        )
+        report = run_experiment({"quantity": (SEED_INVOICE, actual)}, [Equals(), StructuredOutputSimilarity(Invoice)])
+        by_evaluator = {
+            case["evaluator"]: rows[0] for case, rows in zip(report.cases, report.detailed_results, strict=True)
+        }
+        assert by_evaluator["Equals"].score == 0.0
+        row = by_evaluator["StructuredOutputSimilarity"]
+        assert row.score == pytest.approx(0.9375)
+        assert row.reason == "weakest fields: line_items=0.75"
+        assert row.metadata["field_scores"] == pytest.approx(
+            {"invoice_id": 1.0, "vendor_name": 1.0, "total_amount": 1.0, "line_items": 0.75}
+        )
+        (entry,) = report.per_case(evaluator="StructuredOutputSimilarity")
+        assert entry["field_scores"] == pytest.approx(row.metadata["field_scores"])
+
+
+# -- nested rows -------------------------------------------------------------------------
+
+
+class TestNestedRows:
+    def test_list_children_count_only_matched_element_pairs(self, run_experiment):
+        badly_wrong = SEED_INVOICE.model_copy(
+            update={"line_items": [LineItem(sku="WM-100", quantity=2), LineItem(sku="ZZ-999", quantity=99)]}
+        )
+        report = run_experiment({"doc": (SEED_INVOICE, badly_wrong)}, [StructuredOutputSimilarity(Invoice)])
+        fields = report.metrics().field_metrics
+        assert fields["line_items"]["fd"] == 1
+        assert fields["line_items"]["tp"] == 1
+        # The wrong element dropped out of its children, which read perfect.
+        for child in ("line_items.sku", "line_items.quantity"):
+            assert fields[child]["tp"] == 1
+            assert fields[child]["fd"] == fields[child]["fn"] == fields[child]["fa"] == 0
+            assert fields[child]["cm_recall"] == 1.0
+
+    def test_list_children_count_per_element_not_per_document(self, run_experiment):
+        report = run_experiment({"doc": (SEED_INVOICE, SEED_INVOICE)}, [StructuredOutputSimilarity(Invoice)])
+        metrics = report.metrics()
+        assert metrics.document_count == 1
+        assert metrics.field_metrics["line_items.sku"]["tp"] == 2
+
+    def test_list_children_count_when_pair_clears_threshold(self, run_experiment):
+        """At match_threshold 0.5 the quantity-wrong pair (0.5) is looked inside, at 0.7 it is not."""
+        actual = SEED_INVOICE.model_copy(
+            update={"line_items": [LineItem(sku="WM-100", quantity=3), LineItem(sku="UC-050", quantity=5)]}
+        )
+        pairs = {"doc": (SEED_INVOICE, actual)}
+        default = run_experiment(pairs, [StructuredOutputSimilarity(Invoice)]).metrics().field_metrics
+        lenient = (
+            run_experiment(pairs, [StructuredOutputSimilarity(Invoice, match_threshold=0.5)]).metrics().field_metrics
+        )
+        assert default["line_items.quantity"]["fd"] == 0
+        assert default["line_items.quantity"]["tp"] == 1
+        assert lenient["line_items.quantity"]["fd"] == 1
+        assert lenient["line_items.quantity"]["tp"] == 1
+
+    def test_nested_model_children_count_whenever_present_on_both_sides(self, run_experiment):
+        paris = Address(city="Paris", postcode="75001")
+        pairs = {
+            "one": (Person(name="Ada", address=paris), Person(name="Ada", address=paris)),
+            "two": (Person(name="Bob", address=paris), Person(name="Bob", address=paris)),
+            "three": (Person(name="Cy", address=paris), Person(name="Cy")),
+        }
+        fields = run_experiment(pairs, [StructuredOutputSimilarity(Person)]).metrics().field_metrics
+        assert fields["address"]["cm_recall"] == pytest.approx(0.667, abs=5e-4)
+        assert fields["address.city"]["cm_recall"] == 1.0
+        assert fields["address.city"]["tp"] == 2
+
+    def test_nested_model_children_count_whatever_the_object_scored(self, run_experiment):
+        truth = Person(name="Ada", address=Address(city="Paris", postcode="75001"))
+        wrong = Person(name="Ada", address=Address(city="Oslo", postcode="0150"))
+        fields = run_experiment({"doc": (truth, wrong)}, [StructuredOutputSimilarity(Person)]).metrics().field_metrics
+        assert fields["address.city"]["fd"] == 1
+        assert fields["address.postcode"]["fd"] == 1
+
+    def test_dict_of_models_never_has_child_paths(self, run_experiment):
+        office = Address(city="Paris", postcode="75001")
+        truth = Directory(name="Acme", offices={"hq": office})
+        report = run_experiment({"exact": (truth, truth)}, [StructuredOutputSimilarity(Directory)])
+        paths = set(report.metrics().field_metrics)
+        assert "offices" in paths
+        assert not [path for path in paths if path.startswith("offices.")]
+
+    def test_list_children_lack_mean_score_nested_model_leaves_have_one(self, run_experiment):
+        invoices = run_experiment({"doc": (SEED_INVOICE, SEED_INVOICE)}, [StructuredOutputSimilarity(Invoice)])
+        fields = invoices.metrics().field_metrics
+        assert fields["total_amount"].get("mean_score") is not None
+        assert fields["line_items.sku"].get("mean_score") is None
+        person = Person(name="Ada", address=Address(city="Paris"))
+        people = run_experiment({"doc": (person, person)}, [StructuredOutputSimilarity(Person)])
+        assert people.metrics().field_metrics["address.city"].get("mean_score") is not None
+
+
+# -- rollups -----------------------------------------------------------------------------
+
+
+class TestRollups:
+    def test_per_case_omits_unreadable_rows_scores_keep_them(self, run_experiment):
+        report = run_experiment(
+            {"good": (SEED_INVOICE, SEED_INVOICE), "broken": (SEED_INVOICE, "not json at all")},
+            [StructuredOutputSimilarity(Invoice)],
+        )
+        assert report.scores == [1.0, 0.0]
+        assert [entry["case"] for entry in report.per_case()] == ["good"]
+        assert report.metrics().document_count == 1
+
+    def test_metrics_is_a_model_not_a_mapping(self, run_experiment):
+        report = run_experiment({"doc": (SEED_INVOICE, SEED_INVOICE)}, [StructuredOutputSimilarity(Invoice)])
+        metrics = report.metrics()
+        assert isinstance(metrics, BaseModel)
+        with pytest.raises(TypeError):
+            metrics["field_metrics"]
+        entry = metrics.field_metrics["total_amount"]
+        assert {"tp", "tn", "fn", "fa", "fd", "fp", "cm_precision", "cm_recall", "cm_f1", "cm_accuracy"} <= set(entry)
+        assert {"line_items.sku", "line_items.quantity"} <= set(metrics.field_metrics)
+
+    def test_per_case_keys(self, run_experiment):
+        report = run_experiment({"doc": (SEED_INVOICE, SEED_INVOICE)}, [StructuredOutputSimilarity(Invoice)])
+        (entry,) = report.per_case()
+        assert set(entry) == {
+            "case",
+            "evaluator",
+            "model",
+            "overall_score",
+            "test_pass",
+            "matched",
+            "precision",
+            "recall",
+            "f1",
+            "field_scores",
+        }
+        assert entry["model"] == "Invoice"
+
+
+# -- non-matches (our addition) ----------------------------------------------------------
+
+
+def only(records, path):
+    found = [record for record in records if record["path"] == path]
+    assert len(found) == 1, records
+    return found[0]
+
+
+class TestNonMatches:
+    def test_record_keys(self):
+        row = score(StructuredOutputSimilarity(Sparse), SPARSE_TRUTH, Sparse())
+        for record in row.metadata["non_matches"]:
+            assert set(record) == {"path", "category", "kind", "expected", "predicted", "similarity", "reason"}
+
+    def test_missed_value(self):
+        row = score(StructuredOutputSimilarity(Sparse), SPARSE_TRUTH, Sparse(invoice_id="INV-2024-0042"))
+        record = only(row.metadata["non_matches"], "vendor_name")
+        assert record["category"] == "fn"
+        assert record["kind"] == "missed"
+        assert record["expected"] == "Acme Corporation"
+        assert record["predicted"] is None
+        assert record["similarity"] is None
+        assert record["reason"]
+        assert len(row.metadata["non_matches"]) == 1
+
+    def test_invented_value(self):
+        row = score(StructuredOutputSimilarity(Sparse), SPARSE_TRUTH, SPARSE_TRUTH.model_copy(update={"notes": "rush"}))
+        (record,) = row.metadata["non_matches"]
+        assert (record["path"], record["category"], record["kind"]) == ("notes", "fa", "invented")
+        assert record["expected"] is None
+        assert record["predicted"] == "rush"
+        assert record["similarity"] is None
+
+    def test_wrong_scalar(self):
+        actual = SEED_INVOICE.model_copy(update={"total_amount": 240.0})
+        row = score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, actual)
+        (record,) = row.metadata["non_matches"]
+        assert (record["path"], record["category"], record["kind"]) == ("total_amount", "fd", "wrong")
+        assert (record["expected"], record["predicted"]) == (124.93, 240.0)
+        assert isinstance(record["similarity"], float)
+        assert record["similarity"] < 0.95
+        assert "below threshold" in record["reason"]
+
+    def test_nested_model_leaf(self):
+        truth = Person(name="Ada", address=Address(city="Paris", postcode="75001"))
+        actual = Person(name="Ada", address=Address(city="Lyon", postcode="75001"))
+        row = score(StructuredOutputSimilarity(Person), truth, actual)
+        (record,) = row.metadata["non_matches"]
+        assert (record["path"], record["kind"], record["category"]) == ("address.city", "wrong", "fd")
+        assert (record["expected"], record["predicted"]) == ("Paris", "Lyon")
+
+    def test_list_element_below_threshold_is_one_wrong_record_with_both_objects(self):
+        actual = SEED_INVOICE.model_copy(
+            update={"line_items": [LineItem(sku="UC-050", quantity=5), LineItem(sku="WM-100", quantity=3)]}
+        )
+        row = score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, actual)
+        (record,) = row.metadata["non_matches"]
+        # Indexed as in the ground truth, where WM-100 is element 0.
+        assert record["path"] == "line_items[0]"
+        assert (record["category"], record["kind"]) == ("fd", "wrong")
+        assert record["expected"] == {"sku": "WM-100", "quantity": 2}
+        assert record["predicted"] == {"sku": "WM-100", "quantity": 3}
+        assert record["similarity"] == pytest.approx(0.5)
+
+    def test_invented_list_element(self):
+        actual = SEED_INVOICE.model_copy(update={"line_items": [*SEED_INVOICE.line_items, LineItem(sku="KB-07")]})
+        row = score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, actual)
+        (record,) = row.metadata["non_matches"]
+        assert record["path"] == "line_items[2]"
+        assert (record["category"], record["kind"]) == ("fa", "invented")
+        assert record["expected"] is None
+        assert record["predicted"] == {"sku": "KB-07", "quantity": None}
+
+    def test_perfect_case_has_empty_list(self):
+        assert score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, SEED_INVOICE).metadata["non_matches"] == []
+
+    def test_unreadable_and_not_applicable_rows_carry_none(self):
+        evaluator = StructuredOutputSimilarity(Invoice)
+        assert score(evaluator, SEED_INVOICE, "{").metadata == {"error": "unreadable"}
+        assert not score(evaluator, None, SEED_INVOICE).metadata
+
+    def test_records_moved_off_comparison(self):
+        row = score(StructuredOutputSimilarity(Sparse), SPARSE_TRUTH, Sparse())
+        assert "non_matches" not in row.metadata["comparison"]
+
+    def test_kinds_table(self):
+        assert KINDS == {
+            "false_negative": ("fn", "missed"),
+            "false_alarm": ("fa", "invented"),
+            "false_discovery": ("fd", "wrong"),
+        }
+
+    def test_non_match_records_accepts_plain_strings(self):
+        (record,) = non_match_records(
+            [{"field_path": "a", "non_match_type": "false_alarm", "prediction_value": 1, "details": {"reason": "r"}}]
+        )
+        assert record == {
+            "path": "a",
+            "category": "fa",
+            "kind": "invented",
+            "expected": None,
+            "predicted": 1,
+            "similarity": None,
+            "reason": "r",
+        }
+
+
+def upstream_cases():
+    """Pairs covering every row shape: perfect, partial, nested, unreadable, not applicable."""
+    predictions = demo_module.reference_predictions()
+    pairs = [
+        (demo_module.Invoice, case.expected_output, predictions[case.name]) for case in demo_module.reference_cases()
+    ]
+    pairs += [
+        (Sparse, SPARSE_TRUTH, Sparse()),
+        (Sparse, Sparse(), Sparse(notes="x")),
+        (Person, Person(name="Ada", address=Address(city="Paris")), Person(name="Ada", address=Address(city="Lyon"))),
+        (Tagged, Tagged(invoice_id="A", tags=["red", "green", "blue"]), Tagged(invoice_id="A", tags=["gren", "blue"])),
+        (Invoice, SEED_INVOICE, "{"),
+        (Invoice, None, SEED_INVOICE),
+    ]
+    return pairs
+
+
+class TestUpstreamParity:
+    @pytest.mark.parametrize(("model", "expected", "actual"), upstream_cases())
+    def test_non_matches_false_rows_equal_upstream(self, model, expected, actual):
+        ours = score(StructuredOutputSimilarity(model, non_matches=False), expected, actual)
+        theirs = score(UpstreamSimilarity(model), expected, actual)
+        assert (ours.score, ours.test_pass, ours.reason, ours.label) == (
+            theirs.score,
+            theirs.test_pass,
+            theirs.reason,
+            theirs.label,
+        )
+        assert ours.metadata == theirs.metadata
+        assert "non_matches" not in (ours.metadata or {})
+
+    @pytest.mark.parametrize(("model", "expected", "actual"), upstream_cases())
+    def test_non_matches_true_adds_only_non_matches(self, model, expected, actual):
+        ours = score(StructuredOutputSimilarity(model), expected, actual)
+        theirs = score(UpstreamSimilarity(model), expected, actual)
+        assert (ours.score, ours.test_pass, ours.reason, ours.label) == (
+            theirs.score,
+            theirs.test_pass,
+            theirs.reason,
+            theirs.label,
+        )
+        metadata = dict(ours.metadata or {})
+        metadata.pop("non_matches", None)
+        assert (metadata or None) == (theirs.metadata or None)
+
+
+def numpy_values(value, path=""):
+    """Every `(path, type)` under `value` whose type comes from numpy."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from numpy_values(item, f"{path}.{key}")
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from numpy_values(item, f"{path}[{index}]")
+    elif type(value).__module__ == "numpy":
+        yield path, type(value)
+
+
+class TestPlainJson:
+    def test_metadata_is_plain_json_where_upstream_leaves_numpy(self):
+        truth = Tagged(invoice_id="A", tags=["red", "green", "blue"])
+        actual = Tagged(invoice_id="A", tags=["gren", "blue", "purple"])
+        theirs = score(UpstreamSimilarity(Tagged), truth, actual)
+        assert list(numpy_values(theirs.metadata))  # stickler's Hungarian scores are numpy.float64
+        for non_matches in (True, False):
+            ours = score(StructuredOutputSimilarity(Tagged, non_matches=non_matches), truth, actual)
+            assert list(numpy_values(ours.metadata)) == []
+            assert type(ours.metadata["field_scores"]["tags"]) is float
+            assert json.loads(json.dumps(ours.metadata)) == ours.metadata
+            ours.model_dump_json()
+
+    def test_non_match_values_are_plain(self):
+        import enum
+
+        import numpy as np
+
+        class Colour(enum.Enum):
+            RED = "red"
+
+        (record,) = non_match_records(
+            [
+                {
+                    "field_path": "a",
+                    "non_match_type": "false_discovery",
+                    "ground_truth_value": {"n": np.int64(3), "flag": np.bool_(True), "pair": (1, 2)},
+                    "prediction_value": Colour.RED,
+                    "similarity_score": np.float64(0.25),
+                }
+            ]
+        )
+        assert record["expected"] == {"n": 3, "flag": True, "pair": [1, 2]}
+        assert type(record["expected"]["n"]) is int
+        assert type(record["expected"]["flag"]) is bool
+        assert record["predicted"] == "red"
+        assert type(record["similarity"]) is float
+        json.dumps(record)
