@@ -6,7 +6,25 @@ project's base class or the builtin they would expect (`FileNotFoundError`, `Val
 
 from __future__ import annotations
 
-__all__ = ["ReportFileError", "StructsimError"]
+__all__ = [
+    "ReportFileError",
+    "StructsimError",
+    # replay and record (structsim_nb.cassette, .replay, .record)
+    "CredentialsMissingError",
+    "InvalidRecordingError",
+    "LiveCallError",
+    "LiveExtraMissingError",
+    "NoStructuredOutputError",
+    "RecordError",
+    "RecordModeError",
+    "RecordingFormatError",
+    "RecordingNotFoundError",
+    "RecordingVersionError",
+    "ReplayError",
+    "ReplayExhaustedError",
+    "ReplayMismatchError",
+    "UnplayedCallsError",
+]
 
 
 class StructsimError(Exception):
@@ -18,3 +36,97 @@ class ReportFileError(StructsimError, ValueError):
 
     The message names the file and what was wrong with it.
     """
+
+
+# --- replay and record -------------------------------------------------------------------
+# None of these subclasses strands' ModelThrottledException: the agent would retry them.
+
+
+class ReplayError(StructsimError, RuntimeError):
+    """Base class of everything that goes wrong reading or replaying a recording.
+
+    Attributes:
+        path: The recording file, when one is involved.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class RecordingNotFoundError(ReplayError, FileNotFoundError):
+    """No recording exists at the path; replay never falls back to a live call."""
+
+
+class RecordingFormatError(ReplayError, ValueError):
+    """A recording file is corrupt, fails validation, or does not assemble into valid model output."""
+
+
+class RecordingVersionError(RecordingFormatError):
+    """A recording was written in a format version this package cannot read."""
+
+
+class ReplayMismatchError(ReplayError, LookupError):
+    """The request of a replayed model call differs from the recorded one.
+
+    Attributes:
+        call: The 1-based model call index.
+        field_path: The first differing field, like `messages[0].content[0].text`.
+        recorded: The recorded value at `field_path`.
+        actual: The value the agent sent now.
+        sdk_text_only: True if every difference lies in text the Strands SDK generates.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        call: int = 0,
+        field_path: str = "",
+        recorded: object = None,
+        actual: object = None,
+        sdk_text_only: bool = False,
+    ) -> None:
+        super().__init__(message, path=path)
+        self.call = call
+        self.field_path = field_path
+        self.recorded = recorded
+        self.actual = actual
+        self.sdk_text_only = sdk_text_only
+
+
+class ReplayExhaustedError(ReplayError, LookupError):
+    """The agent asked for more model calls than the recording holds; answers are never repeated."""
+
+
+class UnplayedCallsError(ReplayError, AssertionError):
+    """Recorded model calls were never requested: the agent took a shorter path than when recorded."""
+
+
+class RecordModeError(StructsimError, ValueError):
+    """A record mode is not one of the valid modes."""
+
+
+class RecordError(StructsimError, RuntimeError):
+    """Base class of everything that stops the recorder; the existing recording is left untouched."""
+
+
+class LiveExtraMissingError(RecordError, ImportError):
+    """Recording needs the `live` extra (boto3): `pip install "structsim-nb[live]"`."""
+
+
+class CredentialsMissingError(RecordError, PermissionError):
+    """No AWS credentials were found in the environment or the named profile."""
+
+
+class LiveCallError(RecordError):
+    """The live model call failed (throttling, access, validation, network)."""
+
+
+class NoStructuredOutputError(RecordError):
+    """The live call finished but the model never produced the structured output."""
+
+
+class InvalidRecordingError(RecordError, ValueError):
+    """A recording about to be written is invalid: a secret survived scrubbing or the events do not assemble."""
