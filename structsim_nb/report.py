@@ -192,7 +192,11 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
             self.cases_frame().to_html(index=False, float_format=lambda value: f"{value:.3f}", na_rep=""),
         ]
         if summary["scored"]:
-            fields = self.fields_frame() if len(_evaluators(self)) == 1 else None
+            try:
+                # Rows from, say, `Equals` do not stop the rollup; two scored schemas do.
+                fields = self.fields_frame()
+            except ValueError:
+                fields = None
             if fields is not None:
                 shown = fields if top_fields is None else fields.head(top_fields)
                 title = "Fields, worst first" + ("" if top_fields is None else f" (top {len(shown)} of {len(fields)})")
@@ -277,7 +281,3 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
                 f"report file {str(source)!r} is not a Strands Evals report: {where}: {first['msg']} "
                 f"({exc.error_count()} problem(s) in all)"
             ) from exc
-
-
-def _evaluators(report: _UpstreamReport) -> set[str]:
-    return {str(case.get("evaluator")) for case in report.cases}
