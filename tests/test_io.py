@@ -1,0 +1,93 @@
+"""Tests for `structsim_nb._io.write_text_atomic`."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from structsim_nb import _io
+from structsim_nb._io import write_text_atomic
+
+
+def test_writes_text_and_returns_path(tmp_path):
+    path = write_text_atomic(str(tmp_path / "out.txt"), "héllo\n")
+    assert path == tmp_path / "out.txt"
+    assert path.read_bytes() == "héllo\n".encode()
+
+
+def test_creates_parent_folders(tmp_path):
+    path = write_text_atomic(tmp_path / "a" / "b" / "out.txt", "x")
+    assert path.read_text() == "x"
+
+
+def test_replaces_existing_file(tmp_path):
+    path = tmp_path / "out.txt"
+    path.write_text("old")
+    write_text_atomic(path, "new")
+    assert path.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_newlines_are_written_as_given(tmp_path):
+    path = write_text_atomic(tmp_path / "out.txt", "a\nb\r\n")
+    assert path.read_bytes() == b"a\nb\r\n"
+
+
+def test_encoding(tmp_path):
+    path = write_text_atomic(tmp_path / "out.txt", "é", encoding="latin-1")
+    assert path.read_bytes() == b"\xe9"
+
+
+def test_failed_rename_keeps_old_file_and_removes_temp(tmp_path, monkeypatch):
+    path = tmp_path / "out.txt"
+    path.write_text("old")
+
+    def fail(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(_io.os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        write_text_atomic(path, "new")
+    assert path.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_failed_write_midway_keeps_old_file_and_removes_temp(tmp_path, monkeypatch):
+    path = tmp_path / "out.txt"
+    path.write_text("old")
+    real_fdopen = os.fdopen
+
+    class HalfWriter:
+        """A handle that writes half of the text, then fails like a full disk."""
+
+        def __init__(self, handle):
+            self._handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self._handle.close()
+            return False
+
+        def write(self, text):
+            self._handle.write(text[: len(text) // 2])
+            self._handle.flush()
+            raise OSError("no space left on device")
+
+    monkeypatch.setattr(_io.os, "fdopen", lambda *args, **kwargs: HalfWriter(real_fdopen(*args, **kwargs)))
+    with pytest.raises(OSError, match="no space left"):
+        write_text_atomic(path, "new content that will not fit")
+    assert path.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_interrupt_is_not_swallowed_and_cleans_up(tmp_path, monkeypatch):
+    def interrupt(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_io.os, "replace", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        write_text_atomic(tmp_path / "out.txt", "new")
+    assert list(tmp_path.iterdir()) == []
