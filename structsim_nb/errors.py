@@ -7,6 +7,7 @@ project's base class or the builtin they would expect (`FileNotFoundError`, `Val
 from __future__ import annotations
 
 __all__ = [
+    "DatasetUnavailableError",
     "ReportFileError",
     "StructsimError",
     # replay and record (structsim_nb.cassette, .replay, .record)
@@ -130,3 +131,10 @@ class NoStructuredOutputError(RecordError):
 
 class InvalidRecordingError(RecordError, ValueError):
     """A recording about to be written is invalid: a secret survived scrubbing or the events do not assemble."""
+
+
+# --- datasets (structsim_nb.fcc) ---------------------------------------------------------
+
+
+class DatasetUnavailableError(StructsimError, ConnectionError):
+    """A dataset could not be loaded from the hub; the message says how to run on local data instead."""
