@@ -12,7 +12,8 @@ __all__ = ["write_text_atomic"]
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8") -> Path:
     """Write `text` to `path` through a temporary file in the same folder and `os.replace`.
 
-    The parent folder is created if missing. If anything fails before the rename (a full
+    The parent folder is created if missing. A new file gets the mode `open()` would give it
+    (0666 less the umask); an existing file keeps its mode. If anything fails before the rename (a full
     disk, an interrupt), the previous content of `path` is left as it was and the temporary
     file is removed.
 
@@ -28,7 +29,12 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, encoding: str 
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        # mkstemp creates 0600; give the file the mode an ordinary open() would (or keep the old one).
+        os.chmod(tmp, _mode_for(target))
         with os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
+            # mkstemp creates the file 0600; give it the mode a plain open() would (or the mode of
+            # the file it replaces), so a saved report stays readable to whoever could read it before.
+            os.chmod(tmp, _mode_for(target))
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
@@ -40,3 +46,22 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, encoding: str 
             pass
         raise
     return target
+
+
+def _mode_for(target: Path) -> int:
+    """The permission bits for `target`: its current ones, or 0o666 less the umask for a new file."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

@@ -91,3 +91,22 @@ def test_interrupt_is_not_swallowed_and_cleans_up(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         write_text_atomic(tmp_path / "out.txt", "new")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_new_file_gets_the_mode_a_plain_open_would(tmp_path):
+    umask = os.umask(0o022)
+    try:
+        path = write_text_atomic(tmp_path / "out.txt", "x")
+    finally:
+        os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_replacing_keeps_the_old_file_mode(tmp_path):
+    path = tmp_path / "out.txt"
+    path.write_text("old")
+    path.chmod(0o640)
+    write_text_atomic(path, "new")
+    assert path.stat().st_mode & 0o777 == 0o640
