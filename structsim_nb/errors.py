@@ -25,6 +25,9 @@ __all__ = [
     "ReplayExhaustedError",
     "ReplayMismatchError",
     "UnplayedCallsError",
+    # JSON match evaluators (structsim_nb.json_match)
+    "FieldPathError",
+    "GroundTruthError",
 ]
 
 
@@ -138,3 +141,14 @@ class InvalidRecordingError(RecordError, ValueError):
 
 class DatasetUnavailableError(StructsimError, ConnectionError):
     """A dataset could not be loaded from the hub; the message says how to run on local data instead."""
+
+
+# --- JSON match evaluators ---------------------------------------------------------------
+
+
+class FieldPathError(StructsimError, ValueError):
+    """A configured field path cannot be parsed; raised when the evaluator is built, before any case runs."""
+
+
+class GroundTruthError(StructsimError, ValueError):
+    """A ground truth is not JSON data (or JSON text) where a JSON evaluator needs it."""
