@@ -33,17 +33,34 @@ __all__ = ["StructuredOutputReport"]
 
 # The marker the upstream evaluator writes on every row it scored; ours inherits it.
 _MARKER = "StructuredOutputSimilarity"
+# The prefix `structsim_nb.json_match` evaluators write (`json_match:<kind>`); their rows carry
+# `field_scores`, `non_matches` and `counts`, but not stickler's comparison, so the upstream
+# rollups (`metrics()`, `per_case()`) still select only `_MARKER` rows.
+_JSON_MATCH = "json_match:"
+
+
+def _is_json_match(metadata: Mapping[str, Any]) -> bool:
+    return str(metadata.get("evaluated_by", "")).startswith(_JSON_MATCH)
 
 
 def _status(row: EvaluationOutput) -> str:
     metadata = row.metadata or {}
+    if _is_json_match(metadata):
+        return "unreadable" if metadata.get("error") == "unreadable" else "scored"
     if metadata.get("evaluated_by") == _MARKER:
         return "scored"
     if row.label == NOT_APPLICABLE:
         return "not applicable"
     if metadata.get("error") == "unreadable":
         return "unreadable"
+    if metadata.get("error") in ("raised", "crashed"):  # structsim_nb.dataset: scoring failed
+        return "error"
     return "other evaluator"
+
+
+def _evaluators(report: _UpstreamReport) -> set[str]:
+    """The evaluator names the report's rows carry."""
+    return {str(case.get("evaluator")) for case in report.cases}
 
 
 class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
@@ -88,9 +105,11 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
 
         Returns:
             See `frames.cases_frame`. `status` is `scored`, `unreadable` (a side did not
-            validate: score 0.0, the reason says why), `not applicable` (no ground truth) or
-            `other evaluator` (a row from, say, `Equals` in the same experiment). Counts and
-            field scores are empty for rows that were not scored field by field.
+            validate: score 0.0, the reason says why), `not applicable` (no ground truth),
+            `other evaluator` (a row from, say, `Equals` in the same experiment), or `error` (scoring
+            raised or crashed its worker in `score_dataset`; the reason names the error). Counts and
+            field scores are empty for rows that were not scored field by field. Rows from the
+            `structsim_nb.json_match` evaluators count as scored, with their own counts.
         """
         table = []
         for case, row in self._rows(evaluator):
@@ -105,7 +124,8 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
                 "reason": row.reason,
             }
             if entry["status"] == "scored":
-                overall = (metadata.get("comparison") or {}).get("confusion_matrix", {}).get("overall", {})
+                overall = metadata.get("counts") if _is_json_match(metadata) else None
+                overall = overall or (metadata.get("comparison") or {}).get("confusion_matrix", {}).get("overall", {})
                 entry.update(
                     precision=metadata.get("precision"),
                     recall=metadata.get("recall"),
@@ -147,7 +167,7 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
         documented = scored = 0
         for case, row in self._rows(evaluator):
             metadata = row.metadata or {}
-            if metadata.get("evaluated_by") != _MARKER:
+            if metadata.get("evaluated_by") != _MARKER and not _is_json_match(metadata):
                 continue
             scored += 1
             if "non_matches" not in metadata:
@@ -166,19 +186,33 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
     def summary(self, *, evaluator: str | None = None) -> dict[str, Any]:
         """Headline figures: cases, how many were scored/unreadable/not applicable, passes, mean score.
 
+        Args:
+            evaluator: Count only this evaluator's rows. Default None: the whole report, whose
+                `overall_score` mixes evaluators when there are several (as upstream's does).
+
         Returns:
-            `{"cases", "scored", "unreadable", "not_applicable", "passed", "overall_score"}`;
-            `overall_score` is the report's own (the upstream mean over applicable rows).
+            `{"cases", "scored", "unreadable", "not_applicable", "passed", "overall_score"}`.
+            `overall_score` is the upstream rule (`calculate_overall_score`): the mean over
+            applicable rows, not-applicable rows left out; 0.0 when none is applicable.
         """
         table = self.cases_frame(evaluator=evaluator)
         counts = table["status"].value_counts()
+        indexes = [
+            index
+            for index, case in enumerate(self.cases)
+            if evaluator is None or str(case.get("evaluator")) == evaluator
+        ]
+        overall = self.calculate_overall_score(
+            [self.scores[index] for index in indexes],
+            [self.detailed_results[index] for index in indexes if index < len(self.detailed_results)],
+        )
         return {
             "cases": len(table),
             "scored": int(counts.get("scored", 0)),
             "unreadable": int(counts.get("unreadable", 0)),
             "not_applicable": int(counts.get("not applicable", 0)),
             "passed": int(table["test_pass"].sum()),
-            "overall_score": float(self.overall_score),
+            "overall_score": float(overall),
         }
 
     # -- rendering --------------------------------------------------------------------
@@ -186,8 +220,12 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
     def _html_body(self, *, top_fields: int | None) -> str:
         summary = self.summary()
         parts = [
-            "<p><b>{cases}</b> rows: {scored} scored, {unreadable} unreadable, {not_applicable} not applicable; "
-            "{passed} passed; overall score <b>{overall_score:.3f}</b></p>".format(**summary),
+            f"<p>{html.escape(name)}: <b>{figures['cases']}</b> rows, {figures['scored']} scored, "
+            f"{figures['unreadable']} unreadable, {figures['not_applicable']} not applicable; "
+            f"{figures['passed']} passed; overall score <b>{figures['overall_score']:.3f}</b></p>"
+            for name, figures in ((name, self.summary(evaluator=name)) for name in sorted(_evaluators(self)))
+        ]
+        parts += [
             "<h4>Cases</h4>",
             self.cases_frame().to_html(index=False, float_format=lambda value: f"{value:.3f}", na_rep=""),
         ]
