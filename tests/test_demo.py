@@ -1,0 +1,115 @@
+"""Tests for `structsim_nb.demo`: six invoices, each broken the way its name says."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from structsim_nb import StructuredOutputReport
+from structsim_nb.demo import Invoice, LineItem, reference_cases, reference_predictions, run_reference
+
+NAMES = ["perfect", "case-only", "number-off", "missed-field", "hallucinated-item", "wrong-throughout"]
+
+
+@pytest.fixture(scope="module")
+def side_by_side() -> StructuredOutputReport:
+    return run_reference(with_equals=True)
+
+
+@pytest.fixture(scope="module")
+def report() -> StructuredOutputReport:
+    return run_reference()
+
+
+def truth() -> dict[str, Invoice]:
+    return {case.name: case.expected_output for case in reference_cases()}
+
+
+class TestCases:
+    def test_six_cases_in_fixed_order(self):
+        cases = reference_cases()
+        assert [case.name for case in cases] == NAMES
+        assert all(isinstance(case.expected_output, Invoice) for case in cases)
+        assert cases[0].input == "invoice INV-1001"
+        assert list(reference_predictions()) == NAMES
+
+    def test_invoice_model_holds_a_date_and_line_items(self):
+        invoice = truth()["perfect"]
+        assert isinstance(invoice.invoice_date, datetime.date)
+        assert all(isinstance(item, LineItem) for item in invoice.line_items)
+
+    def test_each_prediction_is_broken_as_documented(self):
+        expected, predicted = truth(), reference_predictions()
+        assert predicted["perfect"] == expected["perfect"]
+        assert predicted["case-only"] == expected["case-only"].model_copy(
+            update={"vendor_name": "BLUE HARBOR SUPPLIES"}
+        )
+        assert predicted["number-off"].total_amount == 1505.00
+        assert predicted["number-off"].model_copy(update={"total_amount": 1500.0}) == expected["number-off"]
+        assert predicted["missed-field"].invoice_date is None
+        assert (
+            predicted["missed-field"].model_copy(update={"invoice_date": expected["missed-field"].invoice_date})
+            == (expected["missed-field"])
+        )
+        assert predicted["hallucinated-item"].line_items[:1] == expected["hallucinated-item"].line_items
+        assert len(predicted["hallucinated-item"].line_items) == 2
+        wrong, right = predicted["wrong-throughout"], expected["wrong-throughout"]
+        for field in ("invoice_id", "vendor_name", "invoice_date", "total_amount", "line_items"):
+            assert getattr(wrong, field) != getattr(right, field)
+
+    def test_predictions_are_fresh_copies(self):
+        first = reference_predictions()
+        first["perfect"].line_items.append(LineItem(sku="X"))
+        assert len(reference_predictions()["perfect"].line_items) == 2
+        assert len(truth()["perfect"].line_items) == 2
+
+
+class TestRunReference:
+    def test_returns_our_report_one_scored_row_per_case(self, report):
+        assert type(report) is StructuredOutputReport
+        frame = report.cases_frame()
+        assert list(frame["case"]) == NAMES
+        assert set(frame["status"]) == {"scored"}
+        assert set(frame["evaluator"]) == {"StructuredOutputSimilarity"}
+
+    def test_scores_and_verdicts(self, report):
+        scores = dict(zip(NAMES, report.scores, strict=True))
+        assert scores["perfect"] == scores["case-only"] == 1.0
+        assert scores["number-off"] == pytest.approx(0.8)
+        assert scores["missed-field"] == pytest.approx(0.8)
+        assert scores["hallucinated-item"] == pytest.approx(0.9)
+        assert scores["wrong-throughout"] < 0.05
+        assert dict(zip(NAMES, report.test_passes, strict=True)) == {name: name != "wrong-throughout" for name in NAMES}
+
+    def test_each_failure_mode_is_named(self, report):
+        misses = report.non_matches_frame()
+        by_case = {name: group for name, group in misses.groupby("case")}
+        assert "perfect" not in by_case and "case-only" not in by_case
+        assert by_case["number-off"][["path", "kind"]].values.tolist() == [["total_amount", "wrong"]]
+        assert by_case["missed-field"][["path", "kind"]].values.tolist() == [["invoice_date", "missed"]]
+        assert by_case["hallucinated-item"][["path", "kind"]].values.tolist() == [["line_items[1]", "invented"]]
+        assert set(by_case["wrong-throughout"]["path"]) >= {"invoice_id", "vendor_name", "invoice_date", "total_amount"}
+
+    def test_equals_side_by_side(self, side_by_side):
+        """Seed 001: Equals gives 2 distinct scores and 0.167 overall; field scoring gives 4."""
+        frame = side_by_side.cases_frame()
+        equals = frame[frame["evaluator"] == "Equals"]
+        ours = frame[frame["evaluator"] == "StructuredOutputSimilarity"]
+        assert list(equals["case"]) == list(ours["case"]) == NAMES
+        assert equals["score"].tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]  # case-only included
+        assert equals["score"].nunique() == 2
+        assert round(equals["score"].mean(), 3) == 0.167
+        assert ours["score"].nunique() == 4
+        assert ours["score"].mean() > equals["score"].mean()
+        assert set(equals["status"]) == {"other evaluator"}
+
+    def test_side_by_side_rollups_read_the_field_scores_only(self, side_by_side, report):
+        assert side_by_side.metrics().field_metrics == report.metrics().field_metrics
+        assert len(side_by_side.per_case()) == 6
+
+    def test_non_matches_off_is_forwarded(self):
+        plain = run_reference(non_matches=False)
+        with pytest.raises(ValueError, match="must carry non-match records"):
+            plain.non_matches_frame()
+        assert plain.scores == run_reference().scores
