@@ -29,8 +29,6 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, encoding: str 
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        # mkstemp creates 0600; give the file the mode an ordinary open() would (or keep the old one).
-        os.chmod(tmp, _mode_for(target))
         with os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
             # mkstemp creates the file 0600; give it the mode a plain open() would (or the mode of
             # the file it replaces), so a saved report stays readable to whoever could read it before.
@@ -57,11 +55,3 @@ def _mode_for(target: Path) -> int:
         os.umask(umask)
         return 0o666 & ~umask
 
-
-def _mode_for(target: Path) -> int:
-    try:
-        return target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
