@@ -1,0 +1,462 @@
+"""Tests for structsim_nb.json_match: the four Agenta-style JSON evaluators and their report rows."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from pydantic import BaseModel
+from strands_evals.types.evaluation import EvaluationData
+
+from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity
+from structsim_nb.errors import FieldPathError, GroundTruthError, StructsimError
+from structsim_nb.json_match import (
+    ContainsJson,
+    ExactMatch,
+    JsonDiff,
+    JsonFieldMatch,
+    contains_json,
+    exact_match,
+    json_diff,
+    json_field_match,
+    parse_field_path,
+    render_path,
+    same_value,
+)
+
+# The documented Agenta example (seed 003).
+SEED_GT = {"name": "John Doe", "email": "john@example.com", "address": {"city": "New York", "zip": "10001"}}
+SEED_OUT = {"name": "John Doe", "email": "jane@example.com", "address": {"city": "New York", "zip": "10002"}}
+SEED_FIELDS = ["name", "email", "address.city", "address.zip"]
+
+
+def _row(evaluator, actual, expected, name="c1"):
+    (row,) = evaluator.evaluate(EvaluationData(name=name, input="", actual_output=actual, expected_output=expected))
+    return row
+
+
+class TestSameValue:
+    @pytest.mark.parametrize(
+        ("a", "b", "equal"),
+        [
+            ({"a": 1}, {"a": 1.0}, True),
+            (True, 1, False),
+            (1, True, False),
+            (float("nan"), float("nan"), True),
+            ([1, 2], [2, 1], False),
+            ({"a": None}, {}, False),
+            (None, None, True),
+            ("1", 1, False),
+            ({"a": [1, {"b": "x"}]}, {"a": [1.0, {"b": "x"}]}, True),
+        ],
+    )
+    def test_value_rule(self, a, b, equal):
+        assert same_value(a, b) is equal
+
+    def test_normalisation_is_opt_in(self):
+        assert not same_value({"c": " Paris"}, {"c": "paris"})
+        assert same_value({"c": " Paris"}, {"c": "paris"}, ignore_case=True, strip=True)
+
+
+class TestSeedExample:
+    def test_per_field_and_aggregate(self):
+        result = json_field_match(SEED_OUT, SEED_GT, fields=SEED_FIELDS)
+        assert result.field_scores == {"name": 1.0, "email": 0.0, "address.city": 1.0, "address.zip": 0.0}
+        assert result.score == 0.5
+        assert not result.passed  # default threshold 1.0
+        assert "not matched: email, address.zip" in result.reason
+
+    def test_same_when_both_sides_are_json_text(self):
+        result = json_field_match(json.dumps(SEED_OUT), json.dumps(SEED_GT), fields=SEED_FIELDS)
+        assert result.field_scores == {"name": 1.0, "email": 0.0, "address.city": 1.0, "address.zip": 0.0}
+        assert result.score == 0.5
+
+    def test_non_match_records(self):
+        records = json_field_match(SEED_OUT, SEED_GT, fields=SEED_FIELDS).non_matches()
+        assert [(r["path"], r["kind"], r["category"], r["expected"], r["predicted"]) for r in records] == [
+            ("email", "wrong", "fd", "john@example.com", "jane@example.com"),
+            ("address.zip", "wrong", "fd", "10001", "10002"),
+        ]
+        assert all(r["similarity"] == 0.0 for r in records)
+
+
+class TestPathFormats:
+    DATA = {
+        "items": [{"name": "a", "tags": ["x", "y"]}, {"name": "b"}],
+        "a.b": "literal",
+        "a": {"b": "nested"},
+        "0": "zero-key",
+        "c/d": 1,
+        "t~": 2,
+        " sp": 3,
+    }
+
+    @pytest.mark.parametrize(
+        ("path", "value"),
+        [
+            ("items.0.name", "a"),
+            ("items[0].name", "a"),
+            ("items[-1].name", "b"),
+            ("items.-1.name", "b"),
+            ("items[0].tags[1]", "y"),
+            ("a.b", "nested"),
+            ('["a.b"]', "literal"),
+            ("['a.b']", "literal"),
+            ("0", "zero-key"),
+            ('[" sp"]', 3),
+            ("$.items[0].name", "a"),
+            ("$.items[-1].name", "b"),
+            ("$.items[*].name", ["a", "b"]),
+            ("$..name", ["a", "b"]),
+            ("$['a.b']", "literal"),
+            ("$.items[?(@.name == 'b')].name", "b"),
+            ("/items/0/name", "a"),
+            ("/a.b", "literal"),
+            ("/c~1d", 1),
+            ("/t~0", 2),
+        ],
+    )
+    def test_resolves(self, path, value):
+        result = json_field_match(self.DATA, self.DATA, fields=[path])
+        assert result.fields[0].status == "match"
+        assert result.fields[0].expected == value
+
+    @pytest.mark.parametrize(
+        "path",
+        ["", " name", "name ", "a..b", ".a", "a.", "a[0", "a[x]", "a[0]b", '["a.b]', "$items", "$.", "$.a b", "/t~2"],
+    )
+    def test_malformed_path_is_an_error_at_construction(self, path):
+        with pytest.raises(FieldPathError) as info:
+            JsonFieldMatch([path])
+        assert repr(path) in str(info.value) or path == ""
+        assert isinstance(info.value, ValueError) and isinstance(info.value, StructsimError)
+
+    @pytest.mark.parametrize("fields", [[], "name", ["a", "a"], [3]])
+    def test_bad_field_lists(self, fields):
+        with pytest.raises(FieldPathError):
+            JsonFieldMatch(fields)
+
+    def test_render_path_round_trips(self):
+        for steps in [("items", 0, "name"), ("a.b",), (" sp", "x"), ("0",), ("q\"'",)]:
+            path = parse_field_path(render_path(steps))
+            rebuilt = tuple(token if kind != "index" else token for kind, token in path.steps)
+            assert rebuilt == steps
+
+    def test_pointer_index_rules(self):
+        data = {"items": [1, 2]}
+        for path in ["/items/-1", "/items/01", "/items/-"]:
+            field = json_field_match(data, data, fields=[path], both_absent="miss").fields[0]
+            assert field.status == "absent" and "RFC 6901" in field.reason
+
+
+class TestFieldMatch:
+    def test_absent_on_both_sides_is_not_scored_by_default(self):
+        result = json_field_match({"a": 1}, {"a": 1}, fields=["a", "phone"])
+        assert result.field_scores == {"a": 1.0}
+        assert result.score == 1.0 and result.passed
+        assert result.fields[1].status == "absent" and result.fields[1].score is None
+        assert "phone: absent on both sides, not scored (Agenta scores 1.0)" in result.reason
+
+    @pytest.mark.parametrize(("option", "score"), [("match", 1.0), ("miss", 0.5)])
+    def test_absent_on_both_sides_options(self, option, score):
+        result = json_field_match({"a": 1}, {"a": 1}, fields=["a", "phone"], both_absent=option)
+        assert result.score == score
+
+    def test_nothing_present_scores_zero_and_fails(self):
+        result = json_field_match({"a": 1}, {"a": 1}, fields=["x", "y"])
+        assert (result.score, result.passed, result.field_scores) == (0.0, False, {})
+        assert "nothing was scored" in result.reason
+
+    def test_null_is_not_missing(self):
+        result = json_field_match({}, {"a": None}, fields=["a"])
+        assert result.fields[0].status == "missed"
+        assert "Agenta scores 1.0" in result.reason
+        assert json_field_match({"a": None}, {"a": None}, fields=["a"]).score == 1.0
+        invented = json_field_match({"a": None}, {}, fields=["a"])
+        assert invented.fields[0].status == "invented" and invented.score == 0.0
+
+    def test_bool_is_not_a_number(self):
+        result = json_field_match({"a": 1}, {"a": True}, fields=["a"])
+        assert result.score == 0.0 and "True != 1" in result.reason
+
+    def test_threshold(self):
+        assert json_field_match(SEED_OUT, SEED_GT, fields=SEED_FIELDS, threshold=0.5).passed
+        assert json_field_match(SEED_OUT, SEED_GT, fields=SEED_FIELDS, threshold=0).passed
+        for bad in (-0.1, 1.5, True, "0.5"):
+            with pytest.raises(ValueError):
+                JsonFieldMatch(["a"], threshold=bad)
+        with pytest.raises(ValueError):
+            JsonFieldMatch(["a"], both_absent="maybe")
+
+    def test_list_too_short(self):
+        result = json_field_match({"items": [1]}, {"items": [1, 2, 3]}, fields=["items[2]", "items.5"])
+        missed, absent = result.fields
+        assert missed.status == "missed" and "index 2 is out of range (the list has 1 items)" in missed.reason
+        assert absent.status == "absent" and "out of range" in absent.reason
+
+    def test_dotted_key_is_explained(self):
+        data = {"a.b": 1}
+        result = json_field_match(data, data, fields=["a.b", '["a.b"]'])
+        assert [f.status for f in result.fields] == ["absent", "match"]
+        assert "a key literally named 'a.b' exists" in result.reason and '["a.b"]' in result.reason
+
+    def test_array_output_and_ground_truth(self):
+        result = json_field_match([{"n": 1}], [{"n": 1}], fields=["$[0].n", "/0/n", "[0].n"])
+        assert result.score == 1.0
+        assert "paths resolve into it (Agenta scores every field 0)" in result.reason
+
+    def test_jsonpath_several_matches_compare_as_a_list(self):
+        gt = {"xs": [{"v": 1}, {"v": 2}]}
+        assert json_field_match({"xs": [{"v": 1}, {"v": 2}]}, gt, fields=["$.xs[*].v"]).score == 1.0
+        assert json_field_match({"xs": [{"v": 2}, {"v": 1}]}, gt, fields=["$.xs[*].v"]).score == 0.0
+
+    def test_non_json_output_scores_zero_with_reason(self):
+        result = json_field_match("I could not find it.", SEED_GT, fields=SEED_FIELDS)
+        assert result.score == 0.0 and result.error == "unreadable"
+        assert "output is not JSON" in result.reason
+        assert [f.status for f in result.fields] == ["missed"] * 4
+
+    def test_text_output_goes_through_the_answer_parser(self):
+        text = "Here you go:\n```json\n" + json.dumps(SEED_OUT) + "\n```"
+        result = json_field_match(text, SEED_GT, fields=SEED_FIELDS)
+        assert result.score == 0.5 and "(output read as fenced)" in result.reason
+
+    def test_model_output(self):
+        class Person(BaseModel):
+            name: str
+
+        assert json_field_match(Person(name="Ada"), {"name": "Ada"}, fields=["name"]).score == 1.0
+
+    def test_ground_truth_string_is_json_text(self):
+        with pytest.raises(GroundTruthError, match="which is not JSON"):
+            json_field_match({"a": 1}, "Paris", fields=["a"])
+        with pytest.raises(GroundTruthError, match="to have fields"):
+            json_field_match({"a": 1}, '"Paris"', fields=["a"])
+
+
+class TestJsonDiff:
+    def test_seed(self):
+        result = json_diff(SEED_OUT, SEED_GT)
+        assert result.score == 0.5 and result.passed  # default threshold 0.5
+        assert result.field_scores == {"name": 1.0, "email": 0.0, "address": 0.5}
+        assert [r["path"] for r in result.non_matches()] == ["email", "address.zip"]
+
+    def test_extra_keys(self):
+        gt, out = {"name": "Alice"}, {"name": "Alice", "extra": 1}
+        assert json_diff(out, gt).score == 1.0
+        penalized = json_diff(out, gt, penalize_extra_keys=True)
+        assert penalized.score == 0.5
+        assert [(r["path"], r["kind"], r["category"]) for r in penalized.non_matches()] == [("extra", "invented", "fa")]
+
+    def test_lists_by_position(self):
+        assert json_diff([1, 3, 2], [1, 2, 3]).score == pytest.approx(1 / 3)
+        result = json_diff([1, 2], [1, 2, 3])
+        assert result.score == pytest.approx(2 / 3) and result.fields[2].status == "missed"
+
+    def test_null_equals_null(self):
+        result = json_diff({"a": None, "b": 1}, {"a": None, "b": 1})
+        assert result.score == 1.0 and "null equals null (Agenta scores null leaves 0)" in result.reason
+        skipped = json_diff({"a": 5, "b": 1}, {"a": None, "b": 1}, skip_nulls=True)
+        assert skipped.score == 1.0 and [f.path for f in skipped.fields] == ["b"]
+
+    def test_empty_containers_are_values(self):
+        assert json_diff({}, {}).score == 1.0
+        assert json_diff({"a": []}, {"a": []}).score == 1.0
+        result = json_diff({"a": [1]}, {"a": []})
+        assert result.score == 0.0 and result.fields[0].status == "wrong"
+        assert "Agenta drops them" in result.reason
+
+    def test_shape_mismatch_is_wrong_not_missed(self):
+        result = json_diff({"a": 5}, {"a": {"b": 1}})
+        assert result.fields[0].status == "wrong" and result.fields[0].predicted == 5
+
+    def test_case_insensitive_keys(self):
+        assert json_diff({"name": "x"}, {"Name": "x"}).score == 0.0
+        result = json_diff({"name": "x"}, {"Name": "x"}, case_insensitive_keys=True)
+        assert result.score == 1.0 and "Agenta never matches a key with upper-case letters" in result.reason
+        assert result.fields[0].path == "Name"  # shown as the ground truth spells it
+        # Agenta's own legacy case: lower-case truth, upper-case output, predict_keys -> 0.5 there.
+        legacy = json_diff(
+            {"Name": "A", "AGE": 3}, {"name": "A", "age": 3}, case_insensitive_keys=True, penalize_extra_keys=True
+        )
+        assert legacy.score == 1.0 and "case-insensitively" in legacy.reason
+
+    def test_case_collisions(self):
+        with pytest.raises(GroundTruthError, match="differ only in case"):
+            json_diff({}, {"a": 1, "A": 2}, case_insensitive_keys=True)
+        result = json_diff({"a": 1, "A": 1}, {"a": 1}, case_insensitive_keys=True)
+        assert result.score == 0.0 and "differ only in case" in result.fields[0].reason
+
+    def test_schema_only(self):
+        gt = {"n": 5, "s": "x", "b": True, "z": None}
+        result = json_diff({"n": 5.5, "s": "y", "b": False, "z": None}, gt, compare_schema_only=True)
+        assert result.score == 1.0 and "both 'number' in schema mode" in result.reason
+        assert json_diff({"n": True, "s": 1, "b": 0, "z": "x"}, gt, compare_schema_only=True).score == 0.0
+
+    def test_threshold(self):
+        assert not json_diff({"a": 0}, {"a": 1}).passed
+        zero = json_diff({"a": 0}, {"a": 1}, threshold=0)
+        assert zero.passed and "threshold 0 is kept" in zero.reason
+        assert json_diff({"a": 1}, {"a": 1}, threshold=1).passed
+        for bad in (1.5, -1, True, "x"):
+            with pytest.raises(ValueError, match="threshold must be a number between 0 and 1"):
+                JsonDiff(threshold=bad)
+
+    def test_non_json_output_is_a_score_not_a_crash(self):
+        result = json_diff("no json here at all", {"a": 1})
+        assert result.score == 0.0 and result.error == "unreadable"
+        assert "Agenta raises an error" in result.reason
+
+    def test_dotted_keys_do_not_collide(self):
+        gt = {"a.b": 1, "a": {"b": 2}}
+        result = json_diff({"a.b": 1, "a": {"b": 2}}, gt)
+        assert result.score == 1.0 and [f.path for f in result.fields] == ['["a.b"]', "a.b"]
+        assert "stay distinct from nested paths" in result.reason
+
+    def test_scalar_ground_truth(self):
+        assert json_diff("5", 5).score == 1.0
+        with pytest.raises(GroundTruthError):
+            json_diff({"a": 1}, "not json")
+
+
+class TestExactMatch:
+    def test_text(self):
+        assert exact_match("Paris", "Paris").score == 1.0
+        assert exact_match("Paris ", "Paris").score == 0.0
+        assert exact_match("Paris ", "paris", strip=True, ignore_case=True).score == 1.0
+
+    def test_values(self):
+        result = exact_match({"a": 1.0}, {"a": 1})
+        assert result.passed and "numbers compared by value, not serialised text (Agenta scores False)" in result.reason
+        assert exact_match([1, 2], [1, 2]).passed
+        assert exact_match(5, 5.0).passed
+        assert not exact_match(True, 1).passed
+
+    def test_text_against_structure(self):
+        result = exact_match('{"a": 1}', {"a": 1})
+        assert result.passed and "Agenta scores False: it never parses strings" in result.reason
+        assert exact_match({"a": 1}, '{"a": 1}').passed
+
+    def test_non_json_text_against_structure(self):
+        result = exact_match("no idea", {"a": 1})
+        assert result.score == 0.0 and result.error == "unreadable" and "output is not JSON" in result.reason
+
+    def test_differences_are_listed(self):
+        result = exact_match({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 3})
+        assert not result.passed
+        assert {(r["path"], r["kind"]) for r in result.non_matches()} == {("b", "wrong"), ("c", "invented")}
+
+
+class TestContainsJson:
+    @pytest.mark.parametrize(
+        ("text", "found", "note"),
+        [
+            ('text {"k": "v"} more', True, None),
+            ('{"a":1} and {"b":2}', True, "Agenta scores False"),
+            ("[1,2,3]", True, "misses arrays"),
+            ('```json\n{"a": 1}\n```', True, None),
+            ("{}", True, None),
+            ("{'a': 1}", False, None),
+            ("The answer is 34.", False, None),
+            ("nothing here", False, None),
+        ],
+    )
+    def test_text(self, text, found, note):
+        result = contains_json(text)
+        assert result.passed is found
+        if note:
+            assert note in result.reason
+
+    def test_structured_output_is_checked(self):
+        assert contains_json({"data": "plain text"}).passed
+        bad = contains_json({"when": object()})
+        assert not bad.passed and "Agenta passes every dict" in bad.reason
+        assert contains_json([1]).passed
+
+    def test_other_types_are_a_score_not_a_crash(self):
+        result = contains_json(42)
+        assert not result.passed and "Agenta raises" in result.reason
+
+
+class TestEvaluators:
+    def test_row_metadata(self):
+        row = _row(JsonFieldMatch(SEED_FIELDS), SEED_OUT, SEED_GT)
+        assert (row.score, row.test_pass) == (0.5, False)
+        meta = row.metadata
+        assert meta["evaluated_by"] == "json_match:json_field_match"
+        assert meta["field_scores"] == {"name": 1.0, "email": 0.0, "address.city": 1.0, "address.zip": 0.0}
+        assert meta["counts"] == {"tp": 2, "fn": 0, "fa": 0, "fd": 2, "tn": 0}
+        assert meta["precision"] == 0.5 and meta["recall"] == 1.0
+        assert len(meta["non_matches"]) == 2 and len(meta["fields"]) == 4
+        json.dumps(meta)  # plain JSON
+
+    def test_not_applicable_without_ground_truth(self):
+        row = _row(JsonDiff(), {"a": 1}, None)
+        assert row.label == "not_applicable" and row.test_pass
+        assert _row(ContainsJson(), '{"a": 1}', None).score == 1.0
+
+    def test_bad_ground_truth_is_a_row(self):
+        row = _row(JsonDiff(), {"a": 1}, "Paris")
+        assert row.score == 0.0 and not row.test_pass
+        assert row.metadata["error"] == "unreadable" and "ground truth unreadable" in row.reason
+
+    def test_nan_is_saved_as_text(self):
+        row = _row(ExactMatch(), {"a": float("nan")}, {"a": float("nan")})
+        assert row.score == 1.0
+        assert json.loads(json.dumps(row.metadata))["fields"][0]["expected"] == "nan"
+
+    def test_to_dict(self):
+        assert JsonFieldMatch(["a"], threshold=0.5).to_dict() == {
+            "evaluator_type": "JsonFieldMatch",
+            "fields": ["a"],
+            "threshold": 0.5,
+        }
+
+    def test_report_views(self, run_experiment, tmp_path):
+        class Person(BaseModel):
+            name: str
+            email: str | None = None
+
+        pairs = {
+            "seed": (SEED_GT, SEED_OUT),
+            "text": (SEED_GT, "nothing useful"),
+            "none": (None, SEED_OUT),
+        }
+        report = run_experiment(pairs, [JsonFieldMatch(SEED_FIELDS), JsonDiff(), ContainsJson(), ExactMatch()])
+        cases = report.cases_frame()
+        seed = cases[(cases["case"] == "seed") & (cases["evaluator"] == "JsonFieldMatch")].iloc[0]
+        assert seed["status"] == "scored" and seed["score"] == 0.5
+        assert (seed["name"], seed["email"], seed["address.city"], seed["address.zip"]) == (1.0, 0.0, 1.0, 0.0)
+        assert (seed["tp"], seed["fd"]) == (2, 2)
+        text = cases[(cases["case"] == "text") & (cases["evaluator"] == "JsonDiff")].iloc[0]
+        assert text["status"] == "unreadable"
+        assert (
+            cases[(cases["case"] == "none") & (cases["evaluator"] == "JsonDiff")].iloc[0]["status"] == "not applicable"
+        )
+        misses = report.non_matches_frame(evaluator="JsonFieldMatch")
+        assert list(misses[misses["case"] == "seed"]["path"]) == ["email", "address.zip"]
+        # The upstream rollups still select only the similarity evaluator's rows.
+        with pytest.raises(ValueError, match="no scored structured-output rows"):
+            report.per_case()
+        html = report.to_html()
+        assert "address.zip" in html
+        reloaded = StructuredOutputReport.from_file(report.to_file(tmp_path / "r.json"))
+        assert reloaded.cases_frame().equals(cases)
+
+    def test_beside_the_similarity_evaluator(self, run_experiment):
+        class Address(BaseModel):
+            city: str
+            zip: str
+
+        class Person(BaseModel):
+            name: str
+            email: str
+            address: Address
+
+        pairs = {"seed": (Person(**SEED_GT), Person(**SEED_OUT))}
+        report = run_experiment(pairs, [StructuredOutputSimilarity(Person), JsonFieldMatch(SEED_FIELDS)])
+        assert [row["case"] for row in report.per_case()] == ["seed"]
+        assert set(report.cases_frame()["status"]) == {"scored"}
+        assert set(report.non_matches_frame()["evaluator"]) == {"StructuredOutputSimilarity", "JsonFieldMatch"}
+        assert not math.isnan(report.fields_frame(evaluator="StructuredOutputSimilarity")["f1"].iloc[0])
