@@ -270,7 +270,7 @@ class TestUnreadable:
     @pytest.mark.parametrize(
         ("actual", "why"),
         [
-            ('{"invoice_id": "INV-1", ', "actual_output is a string that is not JSON"),
+            ('{"invoice_id": "INV-1", ', "JSON"),
             (Person(name="Ada"), "none of which is a field of Invoice"),
             ({"vendor_name": "Acme Corporation"}, "actual_output did not validate: invoice_id: Field required"),
         ],
@@ -281,8 +281,9 @@ class TestUnreadable:
         assert row.score == 0.0
         assert row.test_pass is False
         assert row.label == "Invoice"
-        assert row.metadata == {"error": "unreadable"}
-        assert row.reason.startswith("could not compare as Invoice: ")
+        assert row.metadata["error"] == "unreadable"
+        assert "non_matches" not in row.metadata
+        assert row.reason.startswith("could not compare as Invoice: actual_output")
         assert why in row.reason
 
     def test_unreadable_expected_names_the_side(self):
@@ -633,7 +634,8 @@ class TestNonMatches:
 
     def test_unreadable_and_not_applicable_rows_carry_none(self):
         evaluator = StructuredOutputSimilarity(Invoice)
-        assert score(evaluator, SEED_INVOICE, "{").metadata == {"error": "unreadable"}
+        unreadable = score(evaluator, SEED_INVOICE, {"vendor_name": "Acme"}).metadata
+        assert unreadable == {"error": "unreadable"}
         assert not score(evaluator, None, SEED_INVOICE).metadata
 
     def test_records_moved_off_comparison(self):
@@ -673,7 +675,8 @@ def upstream_cases():
         (Sparse, Sparse(), Sparse(notes="x")),
         (Person, Person(name="Ada", address=Address(city="Paris")), Person(name="Ada", address=Address(city="Lyon"))),
         (Tagged, Tagged(invoice_id="A", tags=["red", "green", "blue"]), Tagged(invoice_id="A", tags=["gren", "blue"])),
-        (Invoice, SEED_INVOICE, "{"),
+        (Invoice, SEED_INVOICE, {"vendor_name": "Acme Corporation"}),
+        (Invoice, SEED_INVOICE, SEED_INVOICE.model_dump_json()),
         (Invoice, None, SEED_INVOICE),
     ]
     return pairs

@@ -238,15 +238,21 @@ class TestNonMatchesFrame:
 
 
 class TestSummaryAndHtml:
-    def test_summary(self, mixed_report):
+    def test_summary_per_evaluator(self, mixed_report):
+        # Scored 1.0 and 2/3, unreadable 0.0; the not-applicable row is left out of the mean.
         assert mixed_report.summary(evaluator="StructuredOutputSimilarity") == {
             "cases": 4,
             "scored": 2,
             "unreadable": 1,
             "not_applicable": 1,
             "passed": 2,
-            "overall_score": mixed_report.overall_score,
+            "overall_score": pytest.approx((1.0 + 2 / 3 + 0.0) / 3),
         }
+
+    def test_summary_of_the_whole_report(self, mixed_report):
+        summary = mixed_report.summary()
+        assert (summary["cases"], summary["scored"], summary["unreadable"]) == (8, 2, 1)
+        assert summary["overall_score"] == pytest.approx(mixed_report.overall_score)
 
     def test_repr_html_holds_the_tables(self, invoice_report):
         page = invoice_report._repr_html_()
