@@ -14,12 +14,29 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_FAILURES", "EXIT_OK", "EXIT_RUNTIME_ERROR", "main"]
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_CALL_FAILED",
+    "EXIT_FAILURES",
+    "EXIT_INVALID_RECORDING",
+    "EXIT_LIVE_MISSING",
+    "EXIT_NO_CREDENTIALS",
+    "EXIT_NO_STRUCTURED_OUTPUT",
+    "EXIT_OK",
+    "EXIT_RUNTIME_ERROR",
+    "main",
+]
 
 EXIT_OK = 0
 EXIT_FAILURES = 1
 EXIT_BAD_INPUT = 2
 EXIT_RUNTIME_ERROR = 3
+# `structsim-nb record`: one code per way a recording can fail; the old file is kept on all of them.
+EXIT_LIVE_MISSING = 4
+EXIT_NO_CREDENTIALS = 5
+EXIT_CALL_FAILED = 6
+EXIT_NO_STRUCTURED_OUTPUT = 7
+EXIT_INVALID_RECORDING = 8
 
 
 def _table(frame: pd.DataFrame) -> str:
@@ -53,6 +70,81 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_record(args: argparse.Namespace) -> int:
+    from . import errors
+    from .cassette import load_recording
+    from .record import bedrock_model, load_schema, record_exchange
+
+    target = Path(args.recording)
+    if args.mode == "once" and target.exists():
+        print(f"{target} exists; mode 'once' keeps it (use --mode rewrite to re-record)")
+        return EXIT_OK
+    previous = None
+    if target.exists():
+        try:
+            previous = load_recording(target)
+        except errors.ReplayError as exc:
+            print(
+                f"warning: the existing recording is unreadable ({exc}); it is kept unless this run succeeds",
+                file=sys.stderr,
+            )
+    try:
+        schema = load_schema(args.schema)
+        prompt, system_prompt, model_id = _record_inputs(args, previous)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    codes = [
+        (errors.LiveExtraMissingError, EXIT_LIVE_MISSING),
+        (errors.CredentialsMissingError, EXIT_NO_CREDENTIALS),
+        (errors.NoStructuredOutputError, EXIT_NO_STRUCTURED_OUTPUT),
+        (errors.InvalidRecordingError, EXIT_INVALID_RECORDING),
+        (errors.LiveCallError, EXIT_CALL_FAILED),
+    ]
+    try:
+        model, secrets = bedrock_model(
+            model_id, region=args.region, profile=args.profile, streaming=not args.no_streaming
+        )
+        result = record_exchange(
+            target,
+            model=model,
+            schema=schema,
+            prompt=prompt,
+            system_prompt=system_prompt,
+            secrets=secrets,
+            note=args.note,
+            rerecord_command=previous.provenance.rerecord_command if previous else None,
+        )
+    except errors.RecordError as exc:
+        code = next(code for kind, code in codes if isinstance(exc, kind))
+        print(f"error: {exc}\nno recording was written; {target} is unchanged", file=sys.stderr)
+        return code
+    print(f"wrote {result.path}: {result.calls} model call(s); scrubbed {result.scrubbed or 'nothing'}")
+    print(result.structured_output.model_dump_json(indent=2))
+    print("review the file (prompt, document text, model output) before committing it")
+    return EXIT_OK
+
+
+def _record_inputs(args: argparse.Namespace, previous: object) -> tuple[str, str | None, str]:
+    """The prompt, system prompt and model id: from the arguments, else from the existing recording."""
+    first = previous.interactions[0].request if previous is not None else None  # type: ignore[attr-defined]
+    if args.prompt_file:
+        prompt = Path(args.prompt_file).read_text(encoding="utf-8")
+    elif args.prompt is not None:
+        prompt = args.prompt
+    elif first is not None and first.messages[0].get("content") and "text" in first.messages[0]["content"][0]:
+        prompt = first.messages[0]["content"][0]["text"]
+    else:
+        raise ValueError("--prompt or --prompt-file is required when there is no existing recording to reuse")
+    system_prompt = args.system_prompt
+    if system_prompt is None and first is not None and first.system:
+        system_prompt = "".join(block.get("text", "") for block in first.system)
+    model_id = args.model_id or (previous.provenance.model_id if previous is not None else None)  # type: ignore[attr-defined]
+    if not model_id:
+        raise ValueError("--model-id is required when there is no existing recording to reuse")
+    return prompt, system_prompt, model_id
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with one subparser per command."""
     parser = argparse.ArgumentParser(
@@ -71,6 +163,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--out", default="structsim-demo", help="folder to write the report to (default: %(default)s)")
     demo.set_defaults(handler=_cmd_demo)
+
+    record = commands.add_parser(
+        "record",
+        help="re-record an agent exchange against a live Bedrock model (needs the live extra and AWS credentials)",
+        description="Run Agent(model=BedrockModel(...))(prompt, structured_output_model=SCHEMA) once, copy the model's "
+        "stream events unchanged, scrub secrets and write RECORDING atomically, only on success. Prompt, system prompt "
+        "and model id default to those of the existing recording. Credentials come from the environment or "
+        "--profile and are never stored. Exit codes: 0 written, 2 bad arguments, 4 live extra missing, "
+        "5 no credentials, 6 the call failed, 7 no structured output, 8 invalid result (nothing written).",
+    )
+    record.add_argument("recording", help="the recording file to write, e.g. recordings/invoice_walkthrough.json")
+    record.add_argument("--schema", required=True, help="the Pydantic model: MODULE:CLASS or path/to/file.py:CLASS")
+    record.add_argument("--prompt", help="the user prompt (default: the existing recording's)")
+    record.add_argument("--prompt-file", help="read the user prompt from this file")
+    record.add_argument("--system-prompt", help="the agent's system prompt (default: the existing recording's)")
+    record.add_argument("--model-id", help="the Bedrock model id (default: the existing recording's)")
+    record.add_argument("--region", help="the AWS region (default: from the environment or profile)")
+    record.add_argument("--profile", help="the AWS profile (default: AWS_PROFILE or the default chain)")
+    record.add_argument("--no-streaming", action="store_true", help="use converse instead of converse_stream")
+    record.add_argument(
+        "--mode",
+        choices=["rewrite", "once"],
+        default="rewrite",
+        help="rewrite: always re-record (default); once: record only when the file is missing",
+    )
+    record.add_argument(
+        "--note",
+        default="Live capture by structsim-nb record; review the scrubbed content before committing.",
+        help="the provenance note stored in the file",
+    )
+    record.set_defaults(handler=_cmd_record)
     return parser
 
 

@@ -35,7 +35,7 @@ __all__ = ["ReplayModel", "first_difference"]
 MATCH_FIELDS = ("system", "messages", "tool_specs", "tool_choice_kind", "structured_output_model")
 
 _MISSING = "<missing>"
-_SO_WRAPPER = re.compile(r"^IMPORTANT: This StructuredOutputTool .*?<description>(.*)</description>$", re.DOTALL)
+_SO_WRAPPER = re.compile(r"^IMPORTANT: .*?<description>(.*)</description>$", re.DOTALL)
 #: Prompts the strands event loop writes itself (the forced structured-output retry).
 _SDK_PROMPTS = frozenset({"You must format the previous response as structured output."})
 
