@@ -145,6 +145,52 @@ def _record_inputs(args: argparse.Namespace, previous: object) -> tuple[str, str
     return prompt, system_prompt, model_id
 
 
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    from .errors import SchemaLoadError, UnknownScorerError
+    from .trajectories import run_evaluation
+
+    options = {"schema": args.schema} if args.schema else {}
+    try:
+        run = run_evaluation(
+            args.trajectories,
+            args.scenarios,
+            args.reports_dir,
+            scorer=args.scorer,
+            options=options,
+            progress=not args.no_progress,
+        )
+    except (UnknownScorerError, SchemaLoadError, FileNotFoundError, NotADirectoryError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    aggregate = run.aggregate
+    results = pd.DataFrame(aggregate["results"], columns=["report", "scenario_id", "status", "passed", "score"])
+    print(_table(results) if len(results) else "no trajectory joined a scenario")
+    for label, key, column in (
+        ("Unmatched trajectories", "unmatched_trajectories", "file"),
+        ("Unmatched scenarios", "unmatched_scenarios", "folder"),
+    ):
+        if aggregate[key]:
+            print(f"\n{label}:")
+            for item in aggregate[key]:
+                print(f"  {item[column]}: {item['error'] or item['reason']}")
+    if aggregate["problems"]:
+        print("\nProblems:")
+        for problem in aggregate["problems"]:
+            print(f"  {problem['source']}: {problem['message']}")
+    totals = aggregate["totals"]
+    rate = "n/a" if totals["pass_rate"] is None else f"{totals['pass_rate']:.1%}"
+    print(
+        f"\n{totals['pairs']} runs scored with {aggregate['scorer']}: {totals['passed']} passed ({rate}), "
+        f"{totals['errors']} errors, {len(aggregate['unmatched_trajectories'])} unmatched trajectories, "
+        f"{len(aggregate['unmatched_scenarios'])} unmatched scenarios"
+    )
+    print(f"Aggregate report written: {run.aggregate_path}")
+    clean = totals["passed"] == totals["pairs"] and not (
+        aggregate["unmatched_trajectories"] or aggregate["unmatched_scenarios"] or aggregate["problems"]
+    )
+    return EXIT_OK if clean else EXIT_FAILURES
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with one subparser per command."""
     parser = argparse.ArgumentParser(
@@ -163,6 +209,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--out", default="structsim-demo", help="folder to write the report to (default: %(default)s)")
     demo.set_defaults(handler=_cmd_demo)
+
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="score saved trajectories against scenario folders (AssetOpsBench layout)",
+        description="Join saved trajectories to scenario_<id> folders (by scenario_id, run_id, then file name), "
+        "score each answer against groundtruth.txt, and write one report per run plus _aggregate.json. "
+        "Exit 0 when every run passed and everything joined, 1 otherwise, 2 on bad input.",
+    )
+    evaluate.add_argument("--trajectories", required=True, help="folder of trajectory *.json files, or one file")
+    evaluate.add_argument("--scenarios", required=True, help="folder of scenario_<id> folders")
+    evaluate.add_argument("--reports-dir", default="reports", help="where reports go (default: %(default)s)")
+    evaluate.add_argument(
+        "--scorer", default="static_json", help="registered scorer: static_json or similarity (default: %(default)s)"
+    )
+    evaluate.add_argument(
+        "--schema", help="for --scorer similarity: a Pydantic model dotted path or a JSON Schema file"
+    )
+    evaluate.add_argument("--no-progress", action="store_true", help="no progress bar (it only shows on a terminal)")
+    evaluate.set_defaults(handler=_cmd_evaluate)
 
     record = commands.add_parser(
         "record",

@@ -25,6 +25,11 @@ __all__ = [
     "ReplayExhaustedError",
     "ReplayMismatchError",
     "UnplayedCallsError",
+    # static_json scorer and saved trajectories (structsim_nb.static_json, .scorers, .trajectories)
+    "SchemaLoadError",
+    "ScoringError",
+    "StaticJsonError",
+    "UnknownScorerError",
     # JSON match evaluators (structsim_nb.json_match)
     "FieldPathError",
     "GroundTruthError",
@@ -152,3 +157,22 @@ class FieldPathError(StructsimError, ValueError):
 
 class GroundTruthError(StructsimError, ValueError):
     """A ground truth is not JSON data (or JSON text) where a JSON evaluator needs it."""
+
+
+class ScoringError(StructsimError, ValueError):
+    """A scorer cannot score one pair (a bad ground truth, say); the runner records it and goes on."""
+
+
+class StaticJsonError(ScoringError):
+    """The static_json scorer cannot score a pair: a bad ground truth, CAR metadata, or too-deep answer."""
+
+
+class UnknownScorerError(StructsimError, KeyError):
+    """A scorer name is not in the registry; the message lists the registered names."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class SchemaLoadError(StructsimError, ValueError):
+    """`--schema` names neither an importable Pydantic model nor a readable JSON Schema file."""

@@ -13,13 +13,16 @@ comparison internals (see `_DocumentingSpec`).
 
 from __future__ import annotations
 
+import contextvars
 import enum
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
+from .answers import parse_answer
 from .errors import StructsimError
 
 logger = logging.getLogger(__name__)
@@ -128,6 +131,11 @@ def non_match_records(raw_records: list[Mapping[str, Any]]) -> list[dict[str, An
     return records
 
 
+# How each text side of the case being scored was read: {"actual_output": "fenced", ...}.
+# A context variable, so concurrent `evaluate` calls (threads, `evaluate_async`) never mix.
+_READ_AS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("read_as", default=None)
+
+
 class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
     """Scores structured output against ground truth field by field, and says what was right.
 
@@ -201,8 +209,15 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
             there is no ground truth; score 0.0 with `metadata={"error": "unreadable"}` and the
             reason when a side does not validate. Neither carries `non_matches`.
         """
-        rows: list[EvaluationOutput] = super().evaluate(evaluation_case)
+        token = _READ_AS.set({})
+        try:
+            rows: list[EvaluationOutput] = super().evaluate(evaluation_case)
+            read_as = dict(_READ_AS.get() or {})
+        finally:
+            _READ_AS.reset(token)
         for row in rows:
+            if read_as and row.metadata is not None:
+                row.metadata = {**row.metadata, "read_as": read_as}
             if not row.metadata or "comparison" not in row.metadata:
                 continue
             metadata = dict(row.metadata)
@@ -218,6 +233,28 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
                 metadata["non_matches"] = non_match_records(raw_records)
             row.metadata = _plain(metadata)
         return rows
+
+    def _read(self, value: Any, which: str) -> BaseModel:
+        """The upstream reader, except that a text side which is not plain JSON goes through `parse_answer`.
+
+        The structure the parser finds (fenced, after `Final Answer:`, embedded in prose, a Python
+        literal) is read as `model_cls`, and the row's `metadata["read_as"]` records the form per
+        side (`{"actual_output": "fenced"}`). Text with no object in it raises `ValueError`, which
+        the upstream evaluator turns into a score-0 row saying so (`read_as` is then `none`).
+        """
+        if isinstance(value, str):
+            try:
+                json.loads(value)
+            except ValueError:
+                parsed = parse_answer(value)
+                read_as = _READ_AS.get()
+                if read_as is not None:
+                    read_as[which] = parsed.form if isinstance(parsed.value, dict) else "none"
+                if not isinstance(parsed.value, dict):
+                    found = f"found a {parsed.form} answer, not an object" if parsed.found else parsed.message
+                    raise ValueError(f"{which} is text with no JSON object to read: {found}") from None
+                value = parsed.value
+        return super()._read(value, which)
 
     def explain_frame(self) -> Any:
         """`explain()` as a pandas DataFrame, one row per field path; see `frames.explain_frame`."""
