@@ -5,6 +5,7 @@ The public API is what `__all__` lists; everything else is private or lives in a
 
 import logging
 
+from .dataset import score_dataset
 from .evaluate import StructuredOutputSimilarity
 from .report import StructuredOutputReport
 
@@ -13,4 +14,5 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 __all__ = [
     "StructuredOutputReport",
     "StructuredOutputSimilarity",
+    "score_dataset",
 ]

@@ -33,6 +33,8 @@ __all__ = [
     # JSON match evaluators (structsim_nb.json_match)
     "FieldPathError",
     "GroundTruthError",
+    # datasets of pairs (structsim_nb.dataset)
+    "PairsFileError",
 ]
 
 
@@ -176,3 +178,13 @@ class UnknownScorerError(StructsimError, KeyError):
 
 class SchemaLoadError(StructsimError, ValueError):
     """`--schema` names neither an importable Pydantic model nor a readable JSON Schema file."""
+
+
+# --- datasets of pairs (structsim_nb.dataset) --------------------------------------------
+
+
+class PairsFileError(StructsimError, ValueError):
+    """A pairs file (JSON Lines of expected/actual) is missing, unreadable, or has a line that is not a pair.
+
+    The message names the file and the line.
+    """

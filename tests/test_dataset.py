@@ -1,0 +1,314 @@
+"""`score_dataset`: the Experiment's report on every core, on Dask, and through bad input."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import datetime
+import json
+import os
+import random
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from strands_evals import Case, Experiment
+
+import structsim_nb
+from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
+from structsim_nb.dataset import read_pairs
+from structsim_nb.demo import Invoice, LineItem
+from structsim_nb.errors import PairsFileError
+
+MODEL = "structsim_nb.demo.Invoice"
+DOCS = 240
+
+
+def _invoice(rng: random.Random, index: int) -> Invoice:
+    items = [
+        LineItem(
+            sku=f"SKU-{rng.randint(100, 999)}",
+            description=rng.choice(["Widget", "USB cable", "Toner", "Desk lamp", "Office chair"]),
+            quantity=rng.randint(1, 9),
+            unit_price=round(rng.uniform(1, 300), 2),
+        )
+        for _ in range(rng.randint(0, 5))
+    ]
+    return Invoice(
+        invoice_id=f"INV-{index:04d}",
+        vendor_name=rng.choice(["Acme Corporation", "Contoso Ltd", "Fabrikam Inc"]),
+        invoice_date=datetime.date(2024, 1, 1) + datetime.timedelta(days=rng.randrange(300)),
+        total_amount=round(sum(item.quantity * item.unit_price for item in items), 2),
+        line_items=items,
+    )
+
+
+def _predict(rng: random.Random, truth: Invoice) -> Invoice:
+    data = truth.model_dump()
+    if rng.random() < 0.2:
+        data["vendor_name"] = data["vendor_name"].upper()
+    if rng.random() < 0.15:
+        data["invoice_date"] = None
+    if rng.random() < 0.15:
+        data["total_amount"] = round(data["total_amount"] * 1.1, 2)
+    if data["line_items"] and rng.random() < 0.2:
+        data["line_items"].pop(rng.randrange(len(data["line_items"])))
+    if rng.random() < 0.15:
+        data["line_items"].append({"sku": "NEW-1", "description": "Keyboard", "quantity": 1, "unit_price": 45.0})
+    if rng.random() < 0.3:
+        rng.shuffle(data["line_items"])
+    return Invoice.model_validate(data)
+
+
+def make_pairs(count: int = DOCS, seed: int = 3) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    pairs = []
+    for index in range(count):
+        truth = _invoice(rng, index)
+        pairs.append({"name": f"doc-{index:04d}", "expected": truth, "actual": _predict(rng, truth)})
+    return pairs
+
+
+def run_experiment(pairs: list[dict[str, Any]], **settings: Any) -> StructuredOutputReport:
+    """The sequential path `score_dataset` must reproduce."""
+    actual = {pair["name"]: pair["actual"] for pair in pairs}
+    cases = [Case(name=pair["name"], input=None, expected_output=pair["expected"]) for pair in pairs]
+    experiment = Experiment(
+        cases=cases, evaluators=[StructuredOutputSimilarity(Invoice, **settings)], report_cls=StructuredOutputReport
+    )
+    return experiment.run_evaluations(lambda case: {"output": actual[case.name]})
+
+
+@pytest.fixture(scope="module")
+def pairs() -> list[dict[str, Any]]:
+    return make_pairs()
+
+
+@pytest.fixture(scope="module")
+def reference(pairs: list[dict[str, Any]]) -> StructuredOutputReport:
+    return run_experiment(pairs)
+
+
+def assert_same_report(report: StructuredOutputReport, expected: StructuredOutputReport, tmp_path: Any) -> None:
+    assert (
+        report.to_file(tmp_path / "ours.json").read_bytes() == expected.to_file(tmp_path / "theirs.json").read_bytes()
+    )
+    assert report.per_case() == expected.per_case()
+    assert report.metrics().field_metrics == expected.metrics().field_metrics
+    assert report.non_matches_frame().equals(expected.non_matches_frame())
+
+
+class TestSameAsExperiment:
+    def test_in_process(self, pairs, reference, tmp_path):
+        assert_same_report(score_dataset(pairs, model_cls=Invoice, workers=1), reference, tmp_path)
+
+    def test_on_a_process_pool(self, pairs, reference, tmp_path):
+        report = score_dataset(pairs, model_cls=MODEL, workers=2, chunk_size=5)
+        assert_same_report(report, reference, tmp_path)
+        assert report.non_matches_frame().shape[0] > 0  # the corpus has errors to document
+
+    def test_default_workers_on_a_large_dataset(self, pairs, reference, tmp_path):
+        assert_same_report(score_dataset(pairs, model_cls=Invoice), reference, tmp_path)
+
+    def test_settings_are_forwarded(self, pairs, tmp_path):
+        sample = pairs[:80]
+        settings = {"match_threshold": 0.9, "weight_hints": True, "non_matches": False, "name": "strict"}
+        report = score_dataset(sample, model_cls=MODEL, workers=2, **settings)
+        assert_report_bytes = report.to_file(tmp_path / "a.json").read_bytes()
+        assert assert_report_bytes == run_experiment(sample, **settings).to_file(tmp_path / "b.json").read_bytes()
+        assert {case["evaluator"] for case in report.cases} == {"strict"}
+
+
+class TestDask:
+    def test_local_cluster_of_processes(self, pairs, reference, tmp_path):
+        distributed = pytest.importorskip("distributed")
+        with (
+            distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
+            with client.get_executor() as executor:
+                report = score_dataset(pairs, model_cls=MODEL, executor=executor)
+            pids = set(client.run(os.getpid).values())
+        assert len(pids) == 2 and os.getpid() not in pids
+        assert_same_report(report, reference, tmp_path)
+
+
+class TestOrder:
+    def test_results_come_back_in_input_order(self, pairs, reference):
+        # Heavy documents first, one per task, on four threads: they finish out of order.
+        order = sorted(range(60), key=lambda index: -len(pairs[index]["expected"].line_items))
+        shuffled = [pairs[index] for index in order]
+        with concurrent.futures.ThreadPoolExecutor(4) as executor:
+            report = score_dataset(shuffled, model_cls=MODEL, executor=executor, chunk_size=1)
+        assert [case["name"] for case in report.cases] == [pair["name"] for pair in shuffled]
+        assert report.scores == [reference.scores[index] for index in order]
+
+
+class Exploding(BaseModel):
+    """A value whose reading raises something the evaluator does not catch."""
+
+    invoice_id: str = "x"
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:  # the evaluator's path for another model
+        raise RuntimeError("boom while reading")
+
+
+class ExitOnUnpickle:
+    """Kills the worker process that receives it: unpickling calls `os._exit`."""
+
+    def __reduce__(self) -> tuple[Any, tuple[int]]:
+        return (os._exit, (13,))
+
+
+def _head(report: StructuredOutputReport, count: int) -> StructuredOutputReport:
+    return report.model_copy(
+        update={key: getattr(report, key)[:count] for key in ("cases", "scores", "detailed_results")}
+    )
+
+
+def assert_only_row_failed(report, reference, index: int, kind: str, words: list[str]) -> None:
+    assert len(report.cases) == len(reference.cases)
+    assert report.scores[index] == 0.0 and report.test_passes[index] is False
+    [row] = report.detailed_results[index]
+    assert row.metadata == {"error": kind}
+    for word in words:
+        assert word in report.reasons[index]
+    frame = report.cases_frame()
+    assert frame.loc[index, "status"] == "error"
+    assert (frame["status"] == "error").sum() == 1
+    others = [i for i in range(len(reference.cases)) if i != index]
+    assert [report.scores[i] for i in others] == [reference.scores[i] for i in others]
+    assert [report.detailed_results[i] for i in others] == [reference.detailed_results[i] for i in others]
+    assert [report.cases[i]["name"] for i in range(len(report.cases))] == [c["name"] for c in reference.cases]
+
+
+class TestBadDocuments:
+    @pytest.mark.parametrize("workers", [1, 2])
+    def test_a_document_that_raises_is_one_error_row(self, pairs, reference, workers):
+        bad = [dict(pair) for pair in pairs[:100]]
+        bad[57]["actual"] = Exploding()
+        report = score_dataset(bad, model_cls=MODEL, workers=workers)
+        assert_only_row_failed(
+            report, _head(reference, 100), 57, "raised", ["Evaluator error", "RuntimeError", "boom while reading"]
+        )
+        assert report.per_case()  # the rollups skip the error row
+        assert len(report.per_case()) == 99
+
+    def test_a_document_that_kills_its_worker_is_one_error_row(self, pairs, reference):
+        bad = [dict(pair) for pair in pairs[:100]]
+        bad[37]["actual"] = ExitOnUnpickle()
+        report = score_dataset(bad, model_cls=MODEL, workers=2, chunk_size=8)
+        assert_only_row_failed(report, _head(reference, 100), 37, "crashed", ["BrokenProcessPool", "scored alone"])
+
+    def test_interrupt_stops_the_run_and_returns_nothing(self, pairs):
+        def interrupted():
+            yield from pairs[:70]
+            raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            score_dataset(interrupted(), model_cls=MODEL, workers=2)
+        # The pool was shut down: a new run works at once.
+        assert len(score_dataset(pairs[:3], model_cls=MODEL, workers=2).cases) == 3
+
+
+class TestInputForms:
+    def test_instances_dicts_json_text_and_tuples_score_the_same(self, pairs):
+        sample = pairs[:20]
+        as_dicts = [
+            {
+                "name": p["name"],
+                "expected": p["expected"].model_dump(mode="json"),
+                "actual": p["actual"].model_dump(mode="json"),
+            }
+            for p in sample
+        ]
+        as_text = [
+            {"name": p["name"], "expected": p["expected"].model_dump_json(), "actual": p["actual"].model_dump_json()}
+            for p in sample
+        ]
+        as_tuples = [(p["name"], p["expected"], p["actual"]) for p in sample]
+        reports = [score_dataset(form, model_cls=Invoice, workers=1) for form in (sample, as_dicts, as_text, as_tuples)]
+        for report in reports[1:]:
+            assert report.scores == reports[0].scores
+            assert report.detailed_results == reports[0].detailed_results
+            assert [case["name"] for case in report.cases] == [p["name"] for p in sample]
+
+    def test_a_jsonl_file_gives_the_report_of_the_same_dicts(self, pairs, tmp_path):
+        records = [
+            {
+                "name": p["name"],
+                "expected": p["expected"].model_dump(mode="json"),
+                "actual": p["actual"].model_dump(mode="json"),
+            }
+            for p in pairs[:30]
+        ]
+        path = tmp_path / "pairs.jsonl"
+        path.write_text("".join(json.dumps(record) + "\n" for record in records) + "\n", encoding="utf-8")
+        from_file = score_dataset(path, model_cls=MODEL, workers=2)
+        from_dicts = score_dataset(records, model_cls=MODEL, workers=1)
+        assert from_file.model_dump_json() == from_dicts.model_dump_json()
+        assert [p["name"] for p in read_pairs(path)] == [r["name"] for r in records]
+
+    def test_unnamed_pairs_are_named_by_index_and_keep_input_and_metadata(self):
+        truth = {"invoice_id": "1", "vendor_name": "Acme"}
+        report = score_dataset(
+            [(truth, truth), {"expected": truth, "actual": truth, "input": "page 1", "metadata": {"batch": 7}}],
+            model_cls=Invoice,
+        )
+        assert [case["name"] for case in report.cases] == ["case_0", "case_1"]
+        assert report.cases[1]["input"] == "page 1" and report.cases[1]["metadata"] == {"batch": 7}
+
+    def test_score_dataset_is_public(self):
+        assert "score_dataset" in structsim_nb.__all__
+
+
+class TestBadInput:
+    def test_unreadable_line_names_the_line(self, tmp_path):
+        path = tmp_path / "pairs.jsonl"
+        good = json.dumps({"expected": {"invoice_id": "1", "vendor_name": "A"}, "actual": {"invoice_id": "1"}})
+        path.write_text(f"{good}\n\n{{not json\n{good}\n", encoding="utf-8")
+        with pytest.raises(PairsFileError, match=r"pairs\.jsonl', line 3 must be one JSON object"):
+            score_dataset(path, model_cls=Invoice)
+
+    @pytest.mark.parametrize(
+        ("line", "message"),
+        [
+            ('{"expected": {}}', "must have keys 'expected' and 'actual'; it lacks 'actual'"),
+            ("[1, 2]", "must be a JSON object; got a JSON list"),
+            ('{"expected": {}, "actual": {}, "name": 3}', "'name' must be a string"),
+        ],
+    )
+    def test_a_line_that_is_not_a_pair_names_the_line(self, tmp_path, line, message):
+        path = tmp_path / "pairs.jsonl"
+        path.write_text(line + "\n", encoding="utf-8")
+        with pytest.raises(PairsFileError, match="line 1") as error:
+            score_dataset(path, model_cls=Invoice)
+        assert message in str(error.value)
+
+    def test_a_missing_file(self, tmp_path):
+        with pytest.raises(PairsFileError, match="was not found"):
+            score_dataset(tmp_path / "nope.jsonl", model_cls=Invoice)
+
+    def test_a_bad_item_is_named_before_scoring(self):
+        with pytest.raises(TypeError, match=r"pairs\[1\] must be a mapping"):
+            score_dataset([({}, {}), "oops"], model_cls=Invoice)
+
+    @pytest.mark.parametrize(("argument", "value"), [("workers", 0), ("chunk_size", 0), ("workers", 1.5)])
+    def test_out_of_range_settings(self, argument, value):
+        with pytest.raises(ValueError, match=argument):
+            score_dataset([], model_cls=Invoice, **{argument: value})
+
+    def test_a_model_workers_cannot_import(self):
+        class Local(BaseModel):
+            name: str
+
+        pairs = [({"name": "a"}, {"name": "a"})] * 3
+        with pytest.raises(TypeError, match="importable by dotted path"):
+            score_dataset(pairs, model_cls=Local, workers=2)
+        assert score_dataset(pairs, model_cls=Local).scores == [1.0, 1.0, 1.0]  # default: in this process
+
+
+def test_progress_bar_when_asked(pairs, capsys):
+    score_dataset(pairs[:5], model_cls=Invoice, workers=1, progress=True)
+    assert "scoring" in capsys.readouterr().err
