@@ -761,3 +761,38 @@ class TestPlainJson:
         assert record["predicted"] == "red"
         assert type(record["similarity"]) is float
         json.dumps(record)
+
+
+class TestMixedSchemas:
+    def test_cross_schema_pairs_score_zero_and_rollups_split_by_name(self, run_experiment):
+        person = Person(name="Ada", address=Address(city="Paris"))
+        report = run_experiment(
+            {"invoice": (SEED_INVOICE, SEED_INVOICE), "person": (person, person)},
+            [StructuredOutputSimilarity(Invoice, name="invoice"), StructuredOutputSimilarity(Person, name="person")],
+        )
+        rows = {
+            (case["evaluator"], case["name"]): rows[0]
+            for case, rows in zip(report.cases, report.detailed_results, strict=True)
+        }
+        assert rows[("invoice", "invoice")].score == 1.0
+        assert rows[("person", "person")].score == 1.0
+        for cross in (("invoice", "person"), ("person", "invoice")):
+            assert rows[cross].score == 0.0
+            assert rows[cross].test_pass is False
+            assert rows[cross].metadata["error"] == "unreadable"
+        with pytest.raises(ValueError, match="evaluator"):
+            report.metrics()
+        assert report.metrics(evaluator="invoice").document_count == 1
+        assert "address.city" in report.metrics(evaluator="person").field_metrics
+
+    def test_value_of_another_schema_that_validates_is_scored_as_this_one(self):
+        class Vendor(BaseModel):
+            invoice_id: str
+            vendor_name: str
+            phone: str | None = None
+
+        actual = Vendor(invoice_id="INV-2024-0042", vendor_name="Acme Corporation", phone="555")
+        row = score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, actual)
+        assert row.metadata["evaluated_by"] == "StructuredOutputSimilarity"
+        assert row.metadata["field_scores"]["invoice_id"] == 1.0
+        assert row.metadata["field_scores"]["line_items"] == 0.0
