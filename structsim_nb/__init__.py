@@ -5,14 +5,19 @@ The public API is what `__all__` lists; everything else is private or lives in a
 
 import logging
 
-from .dataset import score_dataset
 from .evaluate import StructuredOutputSimilarity
+from .record import RecordingModel, RecordMode, open_model, record_exchange
+from .replay import ReplayModel
 from .report import StructuredOutputReport
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
+    "RecordMode",
+    "RecordingModel",
+    "ReplayModel",
     "StructuredOutputReport",
     "StructuredOutputSimilarity",
-    "score_dataset",
+    "open_model",
+    "record_exchange",
 ]
