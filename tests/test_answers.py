@@ -1,0 +1,171 @@
+"""parse_answer: every form, the preferences between them, safety on hostile input, and properties."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from structsim_nb.answers import FORMS, ParsedAnswer, parse_answer
+
+
+class TestForms:
+    @pytest.mark.parametrize(
+        ("text", "form", "value"),
+        [
+            ('{"energy": 14, "material": 48}', "json", {"energy": 14, "material": 48}),
+            ('[{"g": "Pumps", "count": 21}]', "json", [{"g": "Pumps", "count": 21}]),
+            ("{'energy': 14, 'material': 48}", "python_literal", {"energy": 14, "material": 48}),
+            ('[("Engines & motors", 5), ("Lines & drives", 2)]', "python_literal", [["Engines & motors", 5], ["Lines & drives", 2]]),
+            ('```json\n{"repair": 13, "replace": 0}\n```', "fenced", {"repair": 13, "replace": 0}),
+            ("```python\n{'a': None}\n```", "fenced", {"a": None}),
+            ('Final Answer: {"repair": 13, "replace": 0}', "prefixed", {"repair": 13, "replace": 0}),
+            ('**Answer:** [1, 2]', "prefixed", [1, 2]),
+            ('<answer>{"a": 1}</answer> thanks', "prefixed", {"a": 1}),
+            ('I checked the records and found {"a": 1} overall.', "embedded", {"a": 1}),
+            ("34", "count", 34),
+            ("-3.5", "count", -3.5),
+            ("The answer is 34.", "count", 34),
+            ("Answer: 1,200", "count", 1200),
+            ("I examined the table.\n\n7", "count", 7),
+        ],
+    )
+    def test_reads_each_form(self, text: str, form: str, value: object) -> None:
+        parsed = parse_answer(text)
+        assert (parsed.form, parsed.value) == (form, value)
+        assert parsed.found and parsed.form in FORMS
+
+    def test_span_points_at_the_parsed_snippet(self) -> None:
+        text = 'prose {"a": 1} more'
+        parsed = parse_answer(text)
+        assert parsed.span is not None and text[parsed.span[0] : parsed.span[1]] == '{"a": 1}' == parsed.snippet
+        assert parsed.syntax == "json"
+
+    def test_nothing_found_says_why(self) -> None:
+        parsed = parse_answer("I could not find the records.")
+        assert parsed == ParsedAnswer("none", message=parsed.message)
+        assert not parsed.found and "no JSON or Python structure" in parsed.message
+
+    def test_empty_answer(self) -> None:
+        assert parse_answer("   ").message == "the answer is empty"
+
+    def test_refuses_non_text(self) -> None:
+        with pytest.raises(TypeError, match="text must be a str"):
+            parse_answer({"a": 1})  # type: ignore[arg-type]
+
+
+class TestPreferences:
+    def test_final_structure_beats_an_earlier_draft(self) -> None:
+        assert parse_answer('Draft: {"a": 1}\nCorrected: {"a": 2}').value == {"a": 2}
+
+    def test_final_object_beats_parenthetical_prose(self) -> None:
+        assert parse_answer('(no asset is specified) so: {"a": 3}').value == {"a": 3}
+
+    def test_last_fenced_block_wins(self) -> None:
+        text = '```json\n{"a": 1}\n```\nfixed:\n```json\n{"a": 2}\n```'
+        assert parse_answer(text).value == {"a": 2}
+
+    def test_structure_after_the_fence_wins(self) -> None:
+        assert parse_answer('```json\n{"a": 1}\n```\nActually {"a": 5}').value == {"a": 5}
+
+    def test_last_marker_by_position_wins(self) -> None:
+        assert parse_answer('Final Answer: {"a": 1}\nResult: {"a": 2}').value == {"a": 2}
+
+    def test_marker_needs_a_colon(self) -> None:
+        assert parse_answer('Response time was slow; {"a": 1}').form == "embedded"
+
+    def test_any_fence_language_tag(self) -> None:
+        assert parse_answer('```jsonc\n{"a": 1}\n```').value == {"a": 1}
+
+    def test_think_blocks_are_ignored(self) -> None:
+        assert parse_answer('<think>{"a": 0}</think>{"a": 9} done').value == {"a": 9}
+
+    def test_unlabelled_number_in_prose_is_not_a_count(self) -> None:
+        assert parse_answer("The pump failed in Step 1.").form == "none"
+        assert parse_answer("After examining 34 records, nothing matched.").form == "none"
+
+    def test_apostrophes_do_not_pair_as_quotes(self) -> None:
+        assert parse_answer("It doesn't matter: {'name': \"O'Brien\", 'n': 2}").value == {"name": "O'Brien", "n": 2}
+
+    def test_no_blind_quote_rewrite(self) -> None:
+        # AssetOpsBench rewrites ' to " and would mangle the apostrophe; the literal parser keeps it.
+        assert parse_answer("{'note': \"it's fine\"}").value == {"note": "it's fine"}
+
+    def test_non_json_literals_are_refused(self) -> None:
+        assert parse_answer("{'a': {1, 2}}").form == "none"
+        assert parse_answer("{1: 'x', None: 2}").value == {"1": "x", "null": 2}
+
+
+class TestSafety:
+    def test_never_executes_code(self, tmp_path: Path) -> None:
+        marker = tmp_path / "pwned"
+        for text in (
+            f"__import__('os').system('touch {marker}')",
+            f"{{'a': __import__('os').system('touch {marker}')}}",
+            f"Final Answer: [open('{marker}', 'w')]",
+        ):
+            parsed = parse_answer(text)
+            json.dumps(parsed.value)  # at most inert data, such as the string tuple inside open(...)
+            assert parsed.form in ("none", "prefixed")
+        assert parse_answer(f"__import__('os').system('touch {marker}')").form == "none"
+        assert not marker.exists()
+
+    def test_deep_nesting_is_refused_not_crashed(self) -> None:
+        deep = "[" * 50_000 + "]" * 50_000
+        parsed = parse_answer(deep)
+        assert parsed.form == "none"
+        assert parse_answer("{'a': " * 5_000 + "1" + "}" * 5_000).form == "none"
+
+    def test_nesting_limit_is_configurable(self) -> None:
+        assert parse_answer("[[[1]]]", max_depth=2).value != [[[1]]]
+        assert parse_answer("[[[1]]]").value == [[[1]]]
+
+    def test_several_megabytes(self) -> None:
+        big = "x " * 1_500_000 + '{"a": 1}'
+        parsed = parse_answer(big)
+        assert parsed.form == "none" and "max_chars" in parsed.message
+        assert parse_answer(big, max_chars=4_000_000).value == {"a": 1}
+
+    def test_a_large_json_answer_is_still_read_whole(self) -> None:
+        value = [{"i": i} for i in range(200_000)]
+        assert parse_answer(json.dumps(value)).value == value
+
+    @pytest.mark.parametrize(
+        "text", ["{" * 100_000, "(" * 100_000, '"' * 100_000, "```" * 30_000, "[]" * 50_000, "answer:" + " " * 100_000]
+    )
+    def test_adversarial_shapes_return(self, text: str) -> None:
+        assert parse_answer(text).form in FORMS
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=12,
+)
+
+
+class TestProperties:
+    @settings(max_examples=150, deadline=None)
+    @given(st.text(max_size=300))
+    def test_never_raises_on_any_text(self, text: str) -> None:
+        parsed = parse_answer(text)
+        assert parsed.form in FORMS
+        assert (parsed.span is None) == (parsed.form == "none")
+        json.dumps(parsed.value)
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.text(alphabet="{}[]()'\"\\:,\n ab1", max_size=400))
+    def test_never_raises_on_bracket_soup(self, text: str) -> None:
+        assert parse_answer(text).form in FORMS
+
+    @settings(max_examples=150, deadline=None)
+    @given(
+        st.one_of(st.lists(_json, max_size=4), st.dictionaries(st.text(max_size=6), _json, max_size=4)),
+        st.sampled_from(["Here is the result: ", "Final Answer: ", "```json\n", "Sure.\n\n", ""]),
+        st.sampled_from(["", "\n```", " Let me know if you need more.", "\nDone."]),
+    )
+    def test_round_trips_json_embedded_in_prose(self, value: object, before: str, after: str) -> None:
+        assert parse_answer(before + json.dumps(value) + after).value == value
