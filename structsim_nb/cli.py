@@ -146,10 +146,19 @@ def _record_inputs(args: argparse.Namespace, previous: object) -> tuple[str, str
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    from .errors import SchemaLoadError, UnknownScorerError
+    from .errors import FieldPathError, SchemaLoadError, UnknownScorerError
     from .trajectories import run_evaluation
 
     options = {"schema": args.schema} if args.schema else {}
+    # Options of the JSON match scorers (structsim_nb.json_match); only those given are passed.
+    for key in ("fields", "threshold", "both_absent"):
+        if getattr(args, key) is not None:
+            options[key] = getattr(args, key)
+    for key in ("compare_schema_only", "case_insensitive_keys", "penalize_extra_keys", "skip_nulls", "ignore_case"):
+        if getattr(args, key):
+            options[key] = True
+    if args.strip:
+        options["strip"] = True
     try:
         run = run_evaluation(
             args.trajectories,
@@ -159,7 +168,14 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             options=options,
             progress=not args.no_progress,
         )
-    except (UnknownScorerError, SchemaLoadError, FileNotFoundError, NotADirectoryError) as exc:
+    except (
+        UnknownScorerError,
+        SchemaLoadError,
+        FieldPathError,
+        ValueError,
+        FileNotFoundError,
+        NotADirectoryError,
+    ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     aggregate = run.aggregate
@@ -221,11 +237,48 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--scenarios", required=True, help="folder of scenario_<id> folders")
     evaluate.add_argument("--reports-dir", default="reports", help="where reports go (default: %(default)s)")
     evaluate.add_argument(
-        "--scorer", default="static_json", help="registered scorer: static_json or similarity (default: %(default)s)"
+        "--scorer",
+        default="static_json",
+        help="registered scorer: static_json, similarity, exact_match, contains_json, json_field_match or "
+        "json_diff (default: %(default)s)",
     )
     evaluate.add_argument(
         "--schema", help="for --scorer similarity: a Pydantic model dotted path or a JSON Schema file"
     )
+    json_match = evaluate.add_argument_group(
+        "JSON match scorers",
+        "options of exact_match, contains_json, json_field_match and json_diff (Agenta-compatible)",
+    )
+    json_match.add_argument(
+        "--fields",
+        nargs="+",
+        action="extend",
+        metavar="PATH",
+        help="json_field_match: field paths, dot notation (address.city, items[0].sku), JSON Path ($.items[-1]) "
+        "or JSON Pointer (/address/city)",
+    )
+    json_match.add_argument(
+        "--threshold", type=float, help="json_field_match / json_diff: score needed to pass (default 1.0 / 0.5)"
+    )
+    json_match.add_argument(
+        "--both-absent",
+        choices=["skip", "match", "miss"],
+        help="json_field_match: a field on neither side is skipped (default), a match, or a miss",
+    )
+    json_match.add_argument(
+        "--schema-only", dest="compare_schema_only", action="store_true", help="json_diff: compare JSON types only"
+    )
+    json_match.add_argument("--case-insensitive-keys", action="store_true", help="json_diff: fold key case")
+    json_match.add_argument(
+        "--penalize-extra-keys", action="store_true", help="json_diff: leaves only the answer has count as misses"
+    )
+    json_match.add_argument(
+        "--skip-nulls", action="store_true", help="json_diff: do not score null ground-truth leaves"
+    )
+    json_match.add_argument(
+        "--ignore-case", action="store_true", help="exact_match: compare strings case-insensitively"
+    )
+    json_match.add_argument("--strip", action="store_true", help="exact_match: ignore leading/trailing whitespace")
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar (it only shows on a terminal)")
     evaluate.set_defaults(handler=_cmd_evaluate)
 

@@ -889,7 +889,7 @@ def json_field_match(
         field was scored). A field is `match` when both sides resolve to the same value
         (`same_value`; JSON null equals null but not a missing field), `wrong`, `missed`
         (only the ground truth has it), `invented` or `absent`. Output that is not JSON scores
-        every field 0 (`error="unreadable"`).
+        every field 0 (`error="unreadable"`) and never passes, whatever the threshold.
 
     Raises:
         FieldPathError: If a path does not parse, or `fields` is empty or repeats a path.
@@ -961,7 +961,7 @@ def json_field_match(
         notes.append(f"{', '.join(differs)}: compared by value, so True != 1 and NaN == NaN (Agenta uses Python ==)")
     scored = {item.path: item.score for item in results if item.score is not None}
     score = sum(scored.values()) / len(scored) if scored else 0.0
-    passed = bool(scored) and score >= bar
+    passed = read.ok and bool(scored) and score >= bar  # unreadable output never passes
     failed = [item.path for item in results if item.status in ("wrong", "missed", "invented")]
     if not read.ok:
         head = f"{read.message}; every field scores 0"
@@ -1014,7 +1014,7 @@ def json_diff(
     Returns:
         `score` in [0, 1] (0.0 when no leaf was scored); `fields` per leaf; `field_scores`
         the mean leaf score per top-level key (`$` for a scalar ground truth). Output that is
-        not JSON scores 0 with `error="unreadable"`; it does not raise.
+        not JSON scores 0 with `error="unreadable"` and never passes; it does not raise.
 
     Raises:
         GroundTruthError: If the ground truth is not JSON, or (with `case_insensitive_keys`)
@@ -1063,7 +1063,7 @@ def json_diff(
     field_scores = {top: sum(scores) / len(scores) for top, scores in by_top.items()}
     matched = sum(1 for item in results if item.status == "match")
     score = matched / len(results) if results else 0.0
-    passed = bool(results) and score >= bar
+    passed = read.ok and bool(results) and score >= bar  # unreadable output never passes
     if not read.ok:
         notes.append("non-JSON output scores 0 (Agenta raises an error)")
     if any(item.status == "match" and item.expected is None for item in results):
@@ -1284,11 +1284,16 @@ SCORER_NAMES = ("exact_match", "contains_json", "json_field_match", "json_diff")
 
 
 def _gold(gold: str) -> Any:
-    """A `groundtruth.txt` text: JSON when it decodes as JSON, else the text itself."""
+    """A `groundtruth.txt` text: JSON, or a whole-text Python literal (`{'a': 1}`), else the text itself.
+
+    Only a structure that is the whole text counts (`parse_answer` forms `json` and
+    `python_literal`); a ground truth is never searched for an embedded structure.
+    """
     try:
         return json.loads(gold)
     except json.JSONDecodeError:
-        return gold
+        parsed = parse_answer(gold)
+        return parsed.value if parsed.form in ("json", "python_literal") else gold
 
 
 def _fields_option(options: Mapping[str, Any]) -> list[str]:
@@ -1355,7 +1360,7 @@ def score_json_field_match(
     """
     result = json_field_match(
         answer,
-        gold,
+        _gold(gold),
         fields=_fields_option(options),
         both_absent=options.get("both_absent", "skip"),
         threshold=options.get("threshold"),
@@ -1373,7 +1378,7 @@ def score_json_diff(
     """
     result = json_diff(
         answer,
-        gold,
+        _gold(gold),
         compare_schema_only=bool(options.get("compare_schema_only")),
         case_insensitive_keys=bool(options.get("case_insensitive_keys")),
         penalize_extra_keys=bool(options.get("penalize_extra_keys")),

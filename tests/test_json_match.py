@@ -307,6 +307,8 @@ class TestJsonDiff:
         result = json_diff("no json here at all", {"a": 1})
         assert result.score == 0.0 and result.error == "unreadable"
         assert "Agenta raises an error" in result.reason
+        assert not json_diff("no json here at all", {"a": 1}, threshold=0).passed
+        assert not json_field_match("no json", {"a": 1}, fields=["a"], threshold=0).passed
 
     def test_dotted_keys_do_not_collide(self):
         gt = {"a.b": 1, "a": {"b": 2}}
