@@ -6,6 +6,16 @@ The public API is what `__all__` lists; everything else is private or lives in a
 import logging
 
 from .evaluate import StructuredOutputSimilarity
+from .json_match import (
+    ContainsJson,
+    ExactMatch,
+    JsonDiff,
+    JsonFieldMatch,
+    contains_json,
+    exact_match,
+    json_diff,
+    json_field_match,
+)
 from .record import RecordingModel, RecordMode, open_model, record_exchange
 from .replay import ReplayModel
 from .report import StructuredOutputReport
@@ -13,11 +23,19 @@ from .report import StructuredOutputReport
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
+    "ContainsJson",
+    "ExactMatch",
+    "JsonDiff",
+    "JsonFieldMatch",
     "RecordMode",
     "RecordingModel",
     "ReplayModel",
     "StructuredOutputReport",
     "StructuredOutputSimilarity",
+    "contains_json",
+    "exact_match",
+    "json_diff",
+    "json_field_match",
     "open_model",
     "record_exchange",
 ]

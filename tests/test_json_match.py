@@ -462,3 +462,11 @@ class TestEvaluators:
         assert set(report.cases_frame()["status"]) == {"scored"}
         assert set(report.non_matches_frame()["evaluator"]) == {"StructuredOutputSimilarity", "JsonFieldMatch"}
         assert not math.isnan(report.fields_frame(evaluator="StructuredOutputSimilarity")["f1"].iloc[0])
+
+
+def test_public_names():
+    import structsim_nb
+
+    for name in ("ContainsJson", "ExactMatch", "JsonDiff", "JsonFieldMatch", "contains_json", "exact_match"):
+        assert name in structsim_nb.__all__ and hasattr(structsim_nb, name)
+    assert {"json_diff", "json_field_match"} <= set(structsim_nb.__all__)
