@@ -78,8 +78,9 @@ class _DocumentingSpec(EvalSpec):  # type: ignore[misc]
 def _plain(value: Any) -> Any:
     """`value` with numpy scalars, enums and tuples turned into plain JSON types.
 
-    stickler leaves `numpy.float64` in some scores, which pydantic cannot serialize, so a
-    report holding them could not be saved. Dates and models are left for pydantic.
+    stickler leaves numpy scalars in some scores and records; pydantic serializes
+    `numpy.float64` but not numpy ints and bools, and `json.dumps` serializes none of them,
+    so rows carry plain Python values. Dates and models are left for pydantic.
     """
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
