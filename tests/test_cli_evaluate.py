@@ -1,0 +1,94 @@
+"""`structsim-nb evaluate` end to end on the committed trajectories/scenarios tree."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from structsim_nb.cli import EXIT_BAD_INPUT, EXIT_FAILURES, EXIT_OK, main
+
+TREE = Path(__file__).parent / "data" / "trajectories_tree"
+MODELS = "tests.test_cli_evaluate"
+
+
+class Counts(BaseModel):
+    """The --schema target; importable as tests.test_cli_evaluate.Counts."""
+
+    energy: int | None = None
+    material: int | None = None
+
+
+def _args(reports: Path, *extra: str) -> list[str]:
+    return [
+        "evaluate",
+        "--trajectories",
+        str(TREE / "trajectories"),
+        "--scenarios",
+        str(TREE / "scenarios"),
+        "--reports-dir",
+        str(reports),
+        "--no-progress",
+        *extra,
+    ]
+
+
+def test_static_json_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(_args(tmp_path / "r")) == EXIT_FAILURES
+    out = capsys.readouterr().out
+    assert "scenario-34.json" in out and "Unmatched trajectories:\n  99.json" in out
+    assert "Unmatched scenarios:\n  21: no trajectory joins this scenario" in out
+    assert "scenario_21: scenario id '21' is already taken" in out
+    assert "10 runs scored with static_json: 4 passed (40.0%), 5 errors" in out
+    written = sorted(p.name for p in (tmp_path / "r").iterdir())
+    assert written[0] == "11.json" and "_aggregate.json" in written and len(written) == 11
+    assert not [p for p in (tmp_path / "r").iterdir() if p.name.endswith(".tmp")]
+
+
+def test_clean_run_exits_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "5.json").write_text(json.dumps({"run_id": "5", "answer": "Final Answer: {'a': 1}"}))
+    (tmp_path / "s" / "scenario_5").mkdir(parents=True)
+    (tmp_path / "s" / "scenario_5" / "groundtruth.txt").write_text('{"a": 1}')
+    argv = ["evaluate", "--trajectories", str(tmp_path / "t"), "--scenarios", str(tmp_path / "s")]
+    assert main([*argv, "--reports-dir", str(tmp_path / "r"), "--no-progress"]) == EXIT_OK
+    assert "1 runs scored with static_json: 1 passed (100.0%)" in capsys.readouterr().out
+
+
+def test_similarity_with_a_dotted_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(_args(tmp_path / "r", "--scorer", "similarity", "--schema", f"{MODELS}.Counts"))
+    assert code == EXIT_FAILURES
+    report = json.loads((tmp_path / "r" / "11.json").read_text())
+    assert report["score"]["scorer"] == "similarity" and report["score"]["score"] == 0.5
+    assert "similarity" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--scorer", "llm_judge"], "scorer must be a registered name"),
+        (["--scorer", "similarity"], "needs a schema"),
+        (["--scorer", "similarity", "--schema", "missing.json"], "JSON Schema"),
+    ],
+)
+def test_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
+    assert main(_args(tmp_path / "r", *extra)) == EXIT_BAD_INPUT
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["evaluate", "--trajectories", str(tmp_path / "x"), "--scenarios", str(tmp_path), "--no-progress"]
+    assert main(argv) == EXIT_BAD_INPUT
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_progress_bar_stays_off_the_output_when_not_a_tty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = _args(tmp_path / "r")
+    argv.remove("--no-progress")
+    assert not sys.stderr.isatty()
+    main(argv)
+    assert "scoring" not in capsys.readouterr().err
