@@ -5,6 +5,7 @@ The public API is what `__all__` lists; everything else is private or lives in a
 
 import logging
 
+from .answers import ParsedAnswer, parse_answer
 from .evaluate import StructuredOutputSimilarity
 from .json_match import (
     ContainsJson,
@@ -19,6 +20,9 @@ from .json_match import (
 from .record import RecordingModel, RecordMode, open_model, record_exchange
 from .replay import ReplayModel
 from .report import StructuredOutputReport
+from .scorers import register_scorer
+from .static_json import StaticJsonEvaluator, evaluate_static_json
+from .trajectories import run_evaluation
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
@@ -27,15 +31,21 @@ __all__ = [
     "ExactMatch",
     "JsonDiff",
     "JsonFieldMatch",
+    "ParsedAnswer",
     "RecordMode",
     "RecordingModel",
     "ReplayModel",
+    "StaticJsonEvaluator",
     "StructuredOutputReport",
     "StructuredOutputSimilarity",
     "contains_json",
+    "evaluate_static_json",
     "exact_match",
     "json_diff",
     "json_field_match",
     "open_model",
+    "parse_answer",
     "record_exchange",
+    "register_scorer",
+    "run_evaluation",
 ]
