@@ -7,6 +7,8 @@ import logging
 
 from .answers import ParsedAnswer, parse_answer
 from .evaluate import StructuredOutputSimilarity
+from .fcc import load_fcc
+from .fcc_models import FCCInvoice, FCCInvoiceTuned, FCCLineItem, FCCLineItemTuned
 from .json_match import (
     ContainsJson,
     ExactMatch,
@@ -29,6 +31,10 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 __all__ = [
     "ContainsJson",
     "ExactMatch",
+    "FCCInvoice",
+    "FCCInvoiceTuned",
+    "FCCLineItem",
+    "FCCLineItemTuned",
     "JsonDiff",
     "JsonFieldMatch",
     "ParsedAnswer",
@@ -43,6 +49,7 @@ __all__ = [
     "exact_match",
     "json_diff",
     "json_field_match",
+    "load_fcc",
     "open_model",
     "parse_answer",
     "record_exchange",

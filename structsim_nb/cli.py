@@ -207,6 +207,34 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     return EXIT_OK if clean else EXIT_FAILURES
 
 
+def _cmd_record_fcc(args: argparse.Namespace) -> int:
+    from . import errors
+    from .fcc import RunSettings, model_id, record_notebook
+
+    settings = RunSettings(
+        source=args.source,
+        n_docs=args.n_docs,
+        max_line_items=args.max_line_items,
+        max_text_chars=args.max_text_chars,
+        model_id=args.model_id or model_id(),
+    )
+    try:
+        written = record_notebook(
+            settings=settings, out_dir=args.out, profile=args.profile, region=args.region, save=not args.no_save
+        )
+    except errors.LiveExtraMissingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_LIVE_MISSING
+    except errors.CredentialsMissingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_NO_CREDENTIALS
+    except Exception as exc:  # a failed cell: nbclient's CellExecutionError names the cell and the error
+        print(f"error: the notebook run failed; the recordings were left as they were.\n{exc}", file=sys.stderr)
+        return EXIT_CALL_FAILED
+    print("recorded and replayed the FCC notebook run; wrote " + ", ".join(map(str, written)))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with one subparser per command."""
     parser = argparse.ArgumentParser(
@@ -312,6 +340,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="the provenance note stored in the file",
     )
     record.set_defaults(handler=_cmd_record)
+    record_fcc = commands.add_parser(
+        "record-fcc",
+        help="re-record the FCC notebook run (both output models) against your own Bedrock access",
+        description="Execute examples/notebooks/03_fcc_invoices_bedrock.ipynb in record mode against live Bedrock "
+        "(needs AWS credentials), write recordings/fcc_invoices.json, fcc_invoices_tuned.json and "
+        "fcc_invoices.settings.json only if every cell succeeds, then execute it again in replay mode against them "
+        "and save its outputs. On any failure the committed recordings are left as they were.",
+    )
+    record_fcc.add_argument(
+        "--model-id", default=None, help="Bedrock model id (default: $STRUCTSIM_NB_FCC_MODEL_ID, else Claude Haiku 4.5)"
+    )
+    record_fcc.add_argument(
+        "--source", default="sample", help="'sample' (bundled, default), 'hub' (the real dataset) or a JSON Lines path"
+    )
+    record_fcc.add_argument("--n-docs", type=int, default=None, help="record at most this many documents")
+    record_fcc.add_argument("--max-line-items", type=int, default=None, help="skip documents with more line items")
+    record_fcc.add_argument("--max-text-chars", type=int, default=None, help="skip documents with longer OCR text")
+    record_fcc.add_argument("--out", default=None, help="folder for the recordings (default: the repo's recordings/)")
+    record_fcc.add_argument("--profile", default=None, help="AWS profile (default: AWS_PROFILE or the default chain)")
+    record_fcc.add_argument("--region", default=None, help="AWS region (default: the profile's)")
+    record_fcc.add_argument("--no-save", action="store_true", help="do not save the replayed notebook's outputs")
+    record_fcc.set_defaults(handler=_cmd_record_fcc)
     return parser
 
 

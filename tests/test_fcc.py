@@ -234,3 +234,176 @@ class TestChooseMode:
     def test_unknown_mode_lists_the_valid_ones(self, no_credentials: None) -> None:
         with pytest.raises(ValueError, match="'auto', 'live', 'replay'"):
             choose_mode(requested="rewind")
+
+
+class TestRunSettings:
+    def test_live_reads_the_environment(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv(fcc.SOURCE_ENV, "hub")
+        monkeypatch.setenv(fcc.N_DOCS_ENV, "5")
+        monkeypatch.setenv(fcc.MAX_LINE_ITEMS_ENV, "")
+        monkeypatch.setenv(fcc.MODEL_ID_ENV, "us.anthropic.claude-test")
+        settings = fcc.run_settings(Mode.LIVE)
+        assert settings == fcc.RunSettings(source="hub", n_docs=5, model_id="us.anthropic.claude-test")
+
+    def test_a_cap_that_is_not_a_number_is_named(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv(fcc.N_DOCS_ENV, "five")
+        with pytest.raises(ValueError, match=r"\$STRUCTSIM_NB_FCC_N_DOCS must be a whole number; got 'five'"):
+            fcc.run_settings(Mode.LIVE)
+
+    def test_replay_reads_the_settings_it_was_recorded_with(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        path = tmp_path / "s.json"
+        path.write_text(fcc.RunSettings(n_docs=3).to_json())
+        monkeypatch.setenv(fcc.N_DOCS_ENV, "7")
+        assert fcc.run_settings(Mode.REPLAY, settings_path=path).n_docs == 3
+
+    def test_replay_without_settings_says_how_to_record(self, tmp_path: Path) -> None:
+        with pytest.raises(FileNotFoundError, match="structsim-nb record-fcc"):
+            fcc.run_settings(Mode.REPLAY, settings_path=tmp_path / "missing.json")
+
+    def test_the_committed_recordings_are_complete_and_labelled_hand_authored(self) -> None:
+        from structsim_nb.cassette import load_recording
+
+        settings = fcc.run_settings(Mode.REPLAY, settings_path=fcc.RECORDINGS_DIR / fcc.RECORDING_NAMES["settings"])
+        assert settings == fcc.RunSettings()
+        for kind, model in (("plain", "FCCInvoice"), ("tuned", "FCCInvoiceTuned")):
+            recording = load_recording(fcc.RECORDINGS_DIR / fcc.RECORDING_NAMES[kind])
+            assert recording.provenance.source == "hand_authored"
+            assert "NOT a recording of any model" in recording.provenance.note
+            assert recording.provenance.rerecord_command == fcc.RERECORD_COMMAND
+            assert len(recording.interactions) == 8
+            assert {i.request.structured_output_model for i in recording.interactions} == {None}
+            assert {spec["name"] for i in recording.interactions for spec in i.request.tool_specs} == {model}
+
+
+def _tool_events(answer: dict, tool_id: str, name: str = "FCCInvoice") -> list[dict]:
+    payload = json.dumps(answer)
+    cut = len(payload) // 2
+    return [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": tool_id, "name": name}}}},
+        {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": payload[:cut]}}}},
+        {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": payload[cut:]}}}},
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        {"messageStop": {"stopReason": "tool_use"}},
+        {"metadata": {"usage": {"inputTokens": 9, "outputTokens": 9, "totalTokens": 18}, "metrics": {"latencyMs": 3}}},
+    ]
+
+
+def _run(docs: list[FCCDocument], model: object) -> object:
+    """The notebook's extraction task, on `docs`, through a real Experiment."""
+    from strands import Agent
+    from strands_evals import Experiment, eval_task
+
+    from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity
+
+    @eval_task()
+    def extract(case):
+        agent = Agent(model=model, system_prompt=fcc.SYSTEM_PROMPT, callback_handler=None)
+        result = agent(fcc.user_prompt(case.input), structured_output_model=FCCInvoice)
+        return {"output": result.structured_output}
+
+    experiment = Experiment(
+        cases=fcc_cases(docs), evaluators=[StructuredOutputSimilarity(FCCInvoice)], report_cls=StructuredOutputReport
+    )
+    return experiment.run_evaluations(extract)
+
+
+class TestOpenFccModel:
+    """Record against a stubbed Bedrock client (botocore Stubber, real event-stream frames), then replay."""
+
+    @pytest.fixture
+    def stubbed(self, monkeypatch: pytest.MonkeyPatch):
+        import sys
+
+        from strands.models.bedrock import BedrockModel
+
+        sys.path.insert(0, str(Path(__file__).parent))
+        from bedrock_stub import BedrockStreamStubber
+
+        session = boto3.Session(
+            aws_access_key_id="AKIAFAKEFAKEFAKEFAKE", aws_secret_access_key="x" * 40, region_name="us-east-1"
+        )
+        model = BedrockModel(model_id=fcc.DEFAULT_MODEL_ID, boto_session=session)
+        stubber = BedrockStreamStubber(model.client)
+        stubber.activate()
+        built = []
+
+        def fake_bedrock_model(model_id: str, **kwargs: object) -> tuple[object, list[str]]:
+            built.append(model_id)
+            return model, []
+
+        monkeypatch.setattr("structsim_nb.record.bedrock_model", fake_bedrock_model)
+        yield stubber, built
+        stubber.deactivate()
+
+    def test_record_then_replay_gives_the_same_report(self, stubbed, tmp_path: Path, cache: Path) -> None:
+        stubber, built = stubbed
+        settings = fcc.RunSettings(n_docs=2)
+        docs = settings.load(cache_dir=cache)
+        answers = [doc.label.model_dump(mode="json") for doc in docs]
+        answers[1]["GrossTotal"] = 1.0  # one wrong field, so the replayed scores are not all 1.0
+        for n, answer in enumerate(answers):
+            stubber.add_stream_response(_tool_events(answer, f"tooluse_{n}"))
+        path = tmp_path / "fcc.json"
+        with fcc.open_fcc_model(Mode.RECORD, path, settings=settings) as model:
+            recorded = _run(docs, model)
+        assert built == [fcc.DEFAULT_MODEL_ID]
+        stubber.assert_no_pending_responses()
+
+        from structsim_nb.cassette import load_recording
+
+        recording = load_recording(path)
+        assert recording.provenance.source == "recorded" and recording.provenance.recorded_at
+        assert recording.provenance.rerecord_command == fcc.RERECORD_COMMAND
+        assert "record-fcc" in recording.provenance.note and len(recording.interactions) == 2
+
+        with fcc.open_fcc_model(Mode.REPLAY, path, settings=settings) as model:
+            replayed = _run(docs, model)
+        assert list(replayed.cases_frame()["score"]) == list(recorded.cases_frame()["score"])
+        assert replayed.cases_frame()["score"].iloc[1] < 1.0
+
+    def test_live_writes_nothing(self, stubbed, tmp_path: Path, cache: Path) -> None:
+        stubber, built = stubbed
+        docs = fcc.RunSettings(n_docs=1).load(cache_dir=cache)
+        stubber.add_stream_response(_tool_events(docs[0].label.model_dump(mode="json"), "tooluse_0"))
+        path = tmp_path / "never.json"
+        with fcc.open_fcc_model(Mode.LIVE, path, settings=fcc.RunSettings(n_docs=1)) as model:
+            report = _run(docs, model)
+        assert report.cases_frame()["score"].tolist() == [1.0]
+        assert not path.exists()
+
+    def test_replay_of_a_changed_prompt_fails_loudly(self, tmp_path: Path, cache: Path) -> None:
+        from structsim_nb.errors import ReplayMismatchError
+
+        docs = fcc.RunSettings(n_docs=1).load(cache_dir=cache)
+        changed = [FCCDocument(docs[0].id, docs[0].text + " (edited)", docs[0].label, docs[0].raw_label, None, 3)]
+        path = fcc.RECORDINGS_DIR / fcc.RECORDING_NAMES["plain"]
+        from structsim_nb.replay import ReplayModel
+
+        model = ReplayModel(path)
+        from strands import Agent
+
+        with pytest.raises(ReplayMismatchError, match="messages"):
+            Agent(model=model, system_prompt=fcc.SYSTEM_PROMPT, callback_handler=None)(
+                fcc.user_prompt(changed[0].text), structured_output_model=FCCInvoice
+            )
+
+
+class TestRecordNotebook:
+    def test_without_credentials_nothing_runs_and_nothing_is_written(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from structsim_nb.cli import EXIT_NO_CREDENTIALS, main
+
+        for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+            monkeypatch.delenv(name, raising=False)
+        empty = tmp_path / "empty"
+        empty.write_text("")
+        monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(empty))
+        monkeypatch.setenv("AWS_CONFIG_FILE", str(empty))
+        monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+        out = tmp_path / "recordings"
+        assert main(["record-fcc", "--out", str(out), "--n-docs", "2"]) == EXIT_NO_CREDENTIALS
+        assert not out.exists()
