@@ -44,11 +44,31 @@ def _table(frame: pd.DataFrame) -> str:
         return frame.to_string(index=False, float_format=lambda value: f"{value:.3f}", na_rep="")
 
 
+def _reference_on_workers(workers: int) -> object:
+    """The reference cases through `score_dataset` on `workers` processes: the same report as `run_reference`."""
+    from .dataset import score_dataset
+    from .demo import Invoice, reference_cases, reference_predictions
+
+    predictions = reference_predictions()
+    pairs = [
+        {"name": case.name, "input": case.input, "expected": case.expected_output, "actual": predictions[case.name]}
+        for case in reference_cases()
+    ]
+    return score_dataset(pairs, model_cls=Invoice, workers=workers)
+
+
+def _workers(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1; got {value}")
+    return value
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from ._io import write_text_atomic
     from .demo import run_reference
 
-    report = run_reference()
+    report = run_reference() if args.workers is None else _reference_on_workers(args.workers)
     out = Path(args.out)
     cases = report.cases_frame().drop(columns=["evaluator", "model"])
     print("Per case")
@@ -159,6 +179,19 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             options[key] = True
     if args.strip:
         options["strip"] = True
+    client = executor = None
+    if args.scheduler:
+        try:
+            from distributed import Client  # optional extra: scale
+        except ImportError:
+            print('error: --scheduler needs Dask: pip install "structsim-nb[scale]"', file=sys.stderr)
+            return EXIT_BAD_INPUT
+        try:
+            client = Client(args.scheduler, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            print(f"error: could not reach the Dask scheduler at {args.scheduler}: {exc}", file=sys.stderr)
+            return EXIT_RUNTIME_ERROR
+        executor = client.get_executor()
     try:
         run = run_evaluation(
             args.trajectories,
@@ -167,6 +200,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             scorer=args.scorer,
             options=options,
             progress=not args.no_progress,
+            workers=args.workers,
+            executor=executor,
         )
     except (
         UnknownScorerError,
@@ -178,6 +213,9 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    finally:
+        if client is not None:
+            client.close()
     aggregate = run.aggregate
     results = pd.DataFrame(aggregate["results"], columns=["report", "scenario_id", "status", "passed", "score"])
     print(_table(results) if len(results) else "no trajectory joined a scenario")
@@ -252,6 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
         "report.html. No credentials, no network.",
     )
     demo.add_argument("--out", default="structsim-demo", help="folder to write the report to (default: %(default)s)")
+    demo.add_argument(
+        "--workers", type=_workers, metavar="N", help="score on N worker processes (default: in this process)"
+    )
     demo.set_defaults(handler=_cmd_demo)
 
     evaluate = commands.add_parser(
@@ -308,6 +349,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     json_match.add_argument("--strip", action="store_true", help="exact_match: ignore leading/trailing whitespace")
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar (it only shows on a terminal)")
+    evaluate.add_argument(
+        "--workers", type=_workers, metavar="N", help="score on N worker processes (default: in this process)"
+    )
+    evaluate.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="score on the Dask cluster at ADDRESS, e.g. tcp://10.0.0.5:8786 (needs the scale extra)",
+    )
     evaluate.set_defaults(handler=_cmd_evaluate)
 
     record = commands.add_parser(

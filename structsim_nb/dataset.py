@@ -32,7 +32,7 @@ import json
 import logging
 import os
 import signal
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -45,7 +45,7 @@ from .report import StructuredOutputReport
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "MIN_PARALLEL_DOCS", "read_pairs", "score_dataset"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "MIN_PARALLEL_DOCS", "map_ordered", "read_pairs", "score_dataset"]
 
 #: Documents per task sent to a worker. At ~10-100 ms a document, a chunk costs far more than
 #: the ~1 ms of sending it, yet stays short enough to balance load and stop promptly.
@@ -432,6 +432,56 @@ def _parallel(
         for _, future, _ in inflight:  # only left over when interrupted
             future.cancel()
         quarantine.close()
+        if own:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _apply_chunk(fn: Callable[[Any], Any], chunk: list[Any]) -> list[Any]:
+    return [fn(item) for item in chunk]
+
+
+def map_ordered(
+    fn: Callable[[Any], Any],
+    items: Iterable[Any],
+    *,
+    workers: int | None = None,
+    executor: concurrent.futures.Executor | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> Iterator[Any]:
+    """`fn(item)` for every item, computed in chunks on worker processes, yielded in input order.
+
+    The general form of what `score_dataset` does, for per-item functions that never raise
+    for bad data (such as `trajectories.score_pair`). At most two chunks per worker are in
+    flight, so the input is read as the results are consumed.
+
+    Args:
+        fn: A picklable function (module level, or a `functools.partial` of one).
+        items: Picklable items.
+        workers: Processes of a pool of our own. Default None: every core. With `executor`,
+            how many chunks it runs at once (default: read off the executor).
+        executor: Any `concurrent.futures.Executor` (a Dask client's, say); used, not shut down.
+        chunk_size: Items per task. Default `DEFAULT_CHUNK_SIZE`.
+
+    Raises:
+        Exception: Whatever `fn` or the executor raised for a chunk (a crashed worker gives
+            `BrokenProcessPool`); pending chunks are cancelled first. The same on Ctrl-C.
+    """
+    own = executor is None
+    pool = _new_pool(workers or _cores()) if own else executor
+    assert pool is not None
+    capacity = _capacity(pool, workers) * _IN_FLIGHT_PER_WORKER
+    inflight: collections.deque[concurrent.futures.Future[list[Any]]] = collections.deque()
+    source = iter(items)
+    try:
+        while chunk := list(itertools.islice(source, chunk_size)):
+            inflight.append(pool.submit(_apply_chunk, fn, chunk))
+            while len(inflight) >= capacity:
+                yield from inflight.popleft().result()
+        while inflight:
+            yield from inflight.popleft().result()
+    finally:
+        for future in inflight:  # only left over on an error or an interrupt
+            future.cancel()
         if own:
             pool.shutdown(wait=False, cancel_futures=True)
 

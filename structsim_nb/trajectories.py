@@ -349,6 +349,8 @@ def run_evaluation(
     scorer: str = "static_json",
     options: Mapping[str, Any] | None = None,
     progress: bool = False,
+    workers: int | None = None,
+    executor: Any = None,
 ) -> EvaluationRun:
     """Load, join, score every pair, and write one report per run plus `_aggregate.json`.
 
@@ -359,6 +361,10 @@ def run_evaluation(
         scorer: A registered scorer name (`scorers.scorer_names()`). Default `static_json`.
         options: Scorer options (`{"schema": "x.Model"}` for `similarity`). Default none.
         progress: Show a tqdm bar on stderr when stderr is a terminal. Default False.
+        workers: Score on this many worker processes (`dataset.map_ordered`); the reports are
+            the same, in the same order. Default None: in this process.
+        executor: A `concurrent.futures.Executor` to score on instead, such as a Dask client's
+            `get_executor()`. Default None.
 
     Returns:
         An `EvaluationRun` with the aggregate as written and the report paths.
@@ -378,7 +384,20 @@ def run_evaluation(
     bar = tqdm(
         pairs, desc="scoring", unit="run", file=sys.stderr, disable=not (progress and sys.stderr.isatty()), leave=False
     )
-    reports = [score_pair(pair, scorer=scorer, options=options) for pair in bar]
+    if executor is None and (workers or 1) <= 1:
+        reports = [score_pair(pair, scorer=scorer, options=options) for pair in bar]
+    else:  # the same pure function on worker processes; results come back in input order
+        from functools import partial
+
+        from .dataset import map_ordered
+
+        reports = []
+        for report in map_ordered(
+            partial(score_pair, scorer=scorer, options=options), pairs, workers=workers, executor=executor
+        ):
+            reports.append(report)
+            bar.update()
+        bar.close()
     out = Path(reports_dir)
     names = _report_names(pairs)
     paths = [write_text_atomic(out / name, _dump(report)) for name, report in zip(names, reports, strict=True)]

@@ -7,6 +7,7 @@ import datetime
 import json
 import os
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,11 +16,13 @@ from strands_evals import Case, Experiment
 
 import structsim_nb
 from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
+from structsim_nb.cli import main
 from structsim_nb.dataset import read_pairs
 from structsim_nb.demo import Invoice, LineItem
 from structsim_nb.errors import PairsFileError
 
 MODEL = "structsim_nb.demo.Invoice"
+TREE = Path(__file__).parent / "data" / "trajectories_tree"
 DOCS = 240
 
 
@@ -118,20 +121,49 @@ class TestSameAsExperiment:
         assert {case["evaluator"] for case in report.cases} == {"strict"}
 
 
+@pytest.fixture(scope="module")
+def cluster():
+    """A real local Dask cluster: two worker processes, one thread each."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as local_cluster:
+        yield local_cluster
+
+
 class TestDask:
-    def test_local_cluster_of_processes(self, pairs, reference, tmp_path):
-        distributed = pytest.importorskip("distributed")
-        with (
-            distributed.LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-            ) as cluster,
-            distributed.Client(cluster) as client,
-        ):
+    def test_local_cluster_of_processes(self, cluster, pairs, reference, tmp_path):
+        import distributed
+
+        with distributed.Client(cluster) as client:
             with client.get_executor() as executor:
                 report = score_dataset(pairs, model_cls=MODEL, executor=executor)
             pids = set(client.run(os.getpid).values())
         assert len(pids) == 2 and os.getpid() not in pids
         assert_same_report(report, reference, tmp_path)
+
+    def test_cli_evaluate_on_a_scheduler_and_on_workers_writes_the_same_reports(self, cluster, tmp_path, capsys):
+        runs = {
+            "sequential": [],
+            "workers": ["--workers", "2"],
+            "dask": ["--scheduler", cluster.scheduler_address],
+        }
+        for label, extra in runs.items():
+            argv = ["evaluate", "--trajectories", str(TREE / "trajectories"), "--scenarios", str(TREE / "scenarios")]
+            main([*argv, "--reports-dir", str(tmp_path / label), "--no-progress", *extra])
+        outputs = {label: _folder(tmp_path / label) for label in runs}
+        assert len(outputs["sequential"]) == 11
+        assert outputs["workers"] == outputs["sequential"] and outputs["dask"] == outputs["sequential"]
+
+
+def _folder(path) -> dict[str, bytes]:
+    return {child.name: child.read_bytes() for child in sorted(path.iterdir())}
+
+
+def test_cli_demo_on_workers_writes_the_same_report(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path / "a")]) == 0
+    assert main(["demo", "--out", str(tmp_path / "b"), "--workers", "2"]) == 0
+    assert _folder(tmp_path / "a") == _folder(tmp_path / "b")
 
 
 class TestOrder:
