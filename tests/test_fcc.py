@@ -374,6 +374,44 @@ class TestOpenFccModel:
         assert report.cases_frame()["score"].tolist() == [1.0]
         assert not path.exists()
 
+    def test_expired_credentials_on_one_live_call_fail_that_case_only(
+        self, stubbed, tmp_path: Path, cache: Path
+    ) -> None:
+        from strands import Agent
+        from strands_evals import Experiment, eval_task
+
+        from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity
+
+        stubber, _ = stubbed
+        docs = fcc.RunSettings(n_docs=2).load(cache_dir=cache)
+        stubber.add_client_error(
+            "converse_stream", service_error_code="ExpiredTokenException", service_message="The token has expired"
+        )
+        stubber.add_stream_response(_tool_events(docs[1].label.model_dump(mode="json"), "tooluse_1"))
+        failures = {}
+        with fcc.open_fcc_model(Mode.LIVE, tmp_path / "never.json", settings=fcc.RunSettings(n_docs=2)) as model:
+
+            @eval_task()
+            def extract(case):
+                # As the notebook's task does in live mode: say why, score the case 0.0, go on.
+                try:
+                    agent = Agent(model=model, system_prompt=fcc.SYSTEM_PROMPT, callback_handler=None)
+                    result = agent(fcc.user_prompt(case.input), structured_output_model=FCCInvoice)
+                    return {"output": result.structured_output}
+                except Exception as exc:
+                    failures[case.name] = f"{type(exc).__name__}: {exc}"
+                    return {"output": None}
+
+            experiment = Experiment(
+                cases=fcc_cases(docs),
+                evaluators=[StructuredOutputSimilarity(FCCInvoice)],
+                report_cls=StructuredOutputReport,
+            )
+            report = experiment.run_evaluations(extract)
+        assert list(failures) == ["fcc-sample-001"] and "ExpiredTokenException" in failures["fcc-sample-001"]
+        table = report.cases_frame()
+        assert table["status"].tolist() == ["unreadable", "scored"] and table["score"].tolist() == [0.0, 1.0]
+
     def test_replay_of_a_changed_prompt_fails_loudly(self, tmp_path: Path, cache: Path) -> None:
         from structsim_nb.errors import ReplayMismatchError
 
