@@ -244,6 +244,45 @@ class TestBadDocuments:
         assert len(score_dataset(pairs[:3], model_cls=MODEL, workers=2).cases) == 3
 
 
+_INTERRUPTED_RUN = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from test_dataset import MODEL, make_pairs
+from structsim_nb import score_dataset
+
+pairs = make_pairs(4000)
+print("scoring", flush=True)
+try:
+    report = score_dataset(pairs, model_cls=MODEL, workers=2, progress=False)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(130)
+report.to_file(sys.argv[2])
+"""
+
+
+def test_ctrl_c_stops_a_pool_run_without_writing_a_report(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "report.json"
+    process = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED_RUN, str(Path(__file__).parent), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
+    time.sleep(1.5)  # workers are busy scoring
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stdout
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
 class TestInputForms:
     def test_instances_dicts_json_text_and_tuples_score_the_same(self, pairs):
         sample = pairs[:20]
