@@ -6,6 +6,7 @@ The public API is what `__all__` lists; everything else is private or lives in a
 import logging
 
 from .answers import ParsedAnswer, parse_answer
+from .dataset import score_dataset
 from .evaluate import StructuredOutputSimilarity
 from .fcc import load_fcc
 from .fcc_models import FCCInvoice, FCCInvoiceTuned, FCCLineItem, FCCLineItemTuned
@@ -55,4 +56,5 @@ __all__ = [
     "record_exchange",
     "register_scorer",
     "run_evaluation",
+    "score_dataset",
 ]
