@@ -295,6 +295,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.set_defaults(handler=_cmd_demo)
 
+    record = commands.add_parser(
+        "record",
+        help="re-record an agent exchange against a live Bedrock model (needs the live extra and AWS credentials)",
+        description="Run Agent(model=BedrockModel(...))(prompt, structured_output_model=SCHEMA) once, copy the model's "
+        "stream events unchanged, scrub secrets and write RECORDING atomically, only on success. Prompt, system prompt "
+        "and model id default to those of the existing recording. Credentials come from the environment or "
+        "--profile and are never stored. Exit codes: 0 written, 2 bad arguments, 4 live extra missing, "
+        "5 no credentials, 6 the call failed, 7 no structured output, 8 invalid result (nothing written).",
+    )
+    record.add_argument("recording", help="the recording file to write, e.g. recordings/invoice_walkthrough.json")
+    record.add_argument("--schema", required=True, help="the Pydantic model: MODULE:CLASS or path/to/file.py:CLASS")
+    record.add_argument("--prompt", help="the user prompt (default: the existing recording's)")
+    record.add_argument("--prompt-file", help="read the user prompt from this file")
+    record.add_argument("--system-prompt", help="the agent's system prompt (default: the existing recording's)")
+    record.add_argument("--model-id", help="the Bedrock model id (default: the existing recording's)")
+    record.add_argument("--region", help="the AWS region (default: from the environment or profile)")
+    record.add_argument("--profile", help="the AWS profile (default: AWS_PROFILE or the default chain)")
+    record.add_argument("--no-streaming", action="store_true", help="use converse instead of converse_stream")
+    record.add_argument(
+        "--mode",
+        choices=["rewrite", "once"],
+        default="rewrite",
+        help="rewrite: always re-record (default); once: record only when the file is missing",
+    )
+    record.add_argument(
+        "--note",
+        default="Live capture by structsim-nb record; review the scrubbed content before committing.",
+        help="the provenance note stored in the file",
+    )
+    record.set_defaults(handler=_cmd_record)
+
     evaluate = commands.add_parser(
         "evaluate",
         help="score saved trajectories against scenario folders (AssetOpsBench layout)",
@@ -358,37 +389,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="score on the Dask cluster at ADDRESS, e.g. tcp://10.0.0.5:8786 (needs the scale extra)",
     )
     evaluate.set_defaults(handler=_cmd_evaluate)
-
-    record = commands.add_parser(
-        "record",
-        help="re-record an agent exchange against a live Bedrock model (needs the live extra and AWS credentials)",
-        description="Run Agent(model=BedrockModel(...))(prompt, structured_output_model=SCHEMA) once, copy the model's "
-        "stream events unchanged, scrub secrets and write RECORDING atomically, only on success. Prompt, system prompt "
-        "and model id default to those of the existing recording. Credentials come from the environment or "
-        "--profile and are never stored. Exit codes: 0 written, 2 bad arguments, 4 live extra missing, "
-        "5 no credentials, 6 the call failed, 7 no structured output, 8 invalid result (nothing written).",
-    )
-    record.add_argument("recording", help="the recording file to write, e.g. recordings/invoice_walkthrough.json")
-    record.add_argument("--schema", required=True, help="the Pydantic model: MODULE:CLASS or path/to/file.py:CLASS")
-    record.add_argument("--prompt", help="the user prompt (default: the existing recording's)")
-    record.add_argument("--prompt-file", help="read the user prompt from this file")
-    record.add_argument("--system-prompt", help="the agent's system prompt (default: the existing recording's)")
-    record.add_argument("--model-id", help="the Bedrock model id (default: the existing recording's)")
-    record.add_argument("--region", help="the AWS region (default: from the environment or profile)")
-    record.add_argument("--profile", help="the AWS profile (default: AWS_PROFILE or the default chain)")
-    record.add_argument("--no-streaming", action="store_true", help="use converse instead of converse_stream")
-    record.add_argument(
-        "--mode",
-        choices=["rewrite", "once"],
-        default="rewrite",
-        help="rewrite: always re-record (default); once: record only when the file is missing",
-    )
-    record.add_argument(
-        "--note",
-        default="Live capture by structsim-nb record; review the scrubbed content before committing.",
-        help="the provenance note stored in the file",
-    )
-    record.set_defaults(handler=_cmd_record)
     record_fcc = commands.add_parser(
         "record-fcc",
         help="re-record the FCC notebook run (both output models) against your own Bedrock access",
