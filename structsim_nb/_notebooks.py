@@ -38,7 +38,9 @@ def execute_notebook(path: str | Path, *, timeout: int = 600, save: bool = False
         import nbformat
         from nbclient import NotebookClient
     except ImportError as exc:
-        raise ImportError(f'executing notebooks needs the notebooks extra: pip install "structsim-nb[notebooks]" ({exc})')
+        raise ImportError(
+            f'executing notebooks needs the notebooks extra ({exc}); install it: pip install "structsim-nb[notebooks]"'
+        ) from exc
     source = Path(path)
     notebook = nbformat.read(source, as_version=4)
     client = NotebookClient(
