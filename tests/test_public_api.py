@@ -1,0 +1,69 @@
+"""The public surface is exactly what `structsim_nb.__all__` lists, and every name is importable."""
+
+import importlib
+import subprocess
+import sys
+
+import structsim_nb
+
+EXPECTED = [
+    "ContainsJson",
+    "ExactMatch",
+    "FCCInvoice",
+    "FCCInvoiceTuned",
+    "FCCLineItem",
+    "FCCLineItemTuned",
+    "JsonDiff",
+    "JsonFieldMatch",
+    "ParsedAnswer",
+    "RecordMode",
+    "RecordingModel",
+    "ReplayModel",
+    "StaticJsonEvaluator",
+    "StructuredOutputReport",
+    "StructuredOutputSimilarity",
+    "contains_json",
+    "evaluate_static_json",
+    "exact_match",
+    "json_diff",
+    "json_field_match",
+    "load_fcc",
+    "open_model",
+    "parse_answer",
+    "record_exchange",
+    "register_scorer",
+    "run_evaluation",
+    "score_dataset",
+]
+
+
+def test_all_is_the_documented_surface():
+    assert sorted(structsim_nb.__all__) == EXPECTED
+
+
+def test_every_public_name_resolves_and_has_a_docstring():
+    for name in structsim_nb.__all__:
+        value = getattr(structsim_nb, name)
+        assert (value.__doc__ or "").strip(), f"{name} has no docstring"
+
+
+def test_star_import_brings_exactly_the_public_names():
+    namespace: dict = {}
+    exec("from structsim_nb import *", namespace)
+    assert sorted(key for key in namespace if not key.startswith("__")) == EXPECTED
+
+
+def test_importing_the_package_does_not_import_optional_extras():
+    code = (
+        "import sys, structsim_nb; "
+        "print(','.join(m for m in ('datasets', 'distributed', 'nbclient', 'ipywidgets') if m in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == ""
+
+
+def test_the_module_entry_point_runs_the_cli():
+    out = subprocess.run([sys.executable, "-m", "structsim_nb", "--help"], capture_output=True, text=True, check=True)
+    for command in ("demo", "evaluate", "record"):
+        assert command in out.stdout
+    assert importlib.import_module("structsim_nb.cli").main is not None
