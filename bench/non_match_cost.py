@@ -10,11 +10,12 @@ Four ways to score the same generated invoices, timed per `evaluate()` call:
   which compares the pair a second time. This is what folding the records into one
   comparison avoids.
 
-Invoices are generated from a fixed seed at several list lengths, with realistic extraction
-errors (case changes, typos, missed and invented values, a number slightly off, dropped,
-invented and reordered line items). Each run times every approach over every document of a
-list length, rotating the order of approaches between runs; the figure per run is the mean
-time per document, and the table reports the median over runs and its ratio to `upstream`.
+Invoices come from `structsim_nb.demo.synthetic_invoice_pairs` (synthetic, seeded) at several
+list lengths, with the realistic extraction errors it documents (case changes, typos, missed
+values, numbers off, dropped, invented and reordered line items). Each run times every
+approach over every document of a list length, rotating the order of approaches between
+runs; the figure per run is the mean time per document, and the table reports the median
+over runs and its ratio to `upstream`.
 
 Run: `/tmp/venv/bin/python bench/non_match_cost.py [--docs 100] [--lengths 1 5 20] [--runs 5]`.
 Timing is printed, never asserted. The records the naive path and ours produce are checked
@@ -24,9 +25,7 @@ to be identical before anything is timed, so the two are doing the same work.
 from __future__ import annotations
 
 import argparse
-import datetime
 import platform
-import random
 import statistics
 import sys
 import time
@@ -40,38 +39,8 @@ from strands_evals.evaluators.deterministic.structured_output import (
 from strands_evals.types.evaluation import EvaluationData, EvaluationOutput
 
 from structsim_nb import StructuredOutputSimilarity
-from structsim_nb.demo import Invoice, LineItem
+from structsim_nb.demo import Invoice, synthetic_invoice_pairs
 from structsim_nb.evaluate import non_match_records
-
-VENDORS = [
-    "Acme Corporation",
-    "Blue Harbor Supplies",
-    "Northwind Traders",
-    "Contoso Ltd",
-    "Fabrikam Inc",
-    "Litware Systems",
-    "Tailspin Toys",
-    "Wide World Importers",
-    "Adventure Works Cycles",
-    "Proseware Inc",
-]
-CATALOGUE = [
-    ("WM-100", "Widget machine", 49.99),
-    ("UC-050", "USB cable", 4.99),
-    ("PAPER-A4", "Copy paper, 10 reams", 31.00),
-    ("CH-200", "Office chair", 250.00),
-    ("DSK-10", "Standing desk", 500.00),
-    ("TN-12", "Toner cartridge", 89.50),
-    ("MS-01", "Wireless mouse", 30.00),
-    ("KB-07", "Keyboard", 45.00),
-    ("LAP-15", "Laptop 15 inch", 1100.00),
-    ("DOCK-3", "Docking station", 100.00),
-    ("MON-27", "Monitor 27 inch", 240.00),
-    ("HDMI-2", "HDMI cable 2m", 12.50),
-    ("PEN-BL", "Ballpoint pens, box of 50", 9.75),
-    ("LMP-40", "Desk lamp", 38.00),
-    ("SHR-08", "Paper shredder", 129.00),
-]
 
 Approach = Callable[[EvaluationData[Any, Any]], list[EvaluationOutput]]
 
@@ -79,80 +48,12 @@ Approach = Callable[[EvaluationData[Any, Any]], list[EvaluationOutput]]
 # -- generating documents ------------------------------------------------------------------
 
 
-def _typo(rng: random.Random, text: str) -> str:
-    """`text` with two adjacent characters swapped (or one dropped when too short)."""
-    if len(text) < 3:
-        return text[:-1]
-    i = rng.randrange(len(text) - 1)
-    return text[:i] + text[i + 1] + text[i] + text[i + 2 :]
-
-
-def _truth(rng: random.Random, index: int, items: int) -> Invoice:
-    lines = []
-    for _ in range(items):
-        sku, description, price = rng.choice(CATALOGUE)
-        lines.append(LineItem(sku=sku, description=description, quantity=rng.randint(1, 12), unit_price=price))
-    return Invoice(
-        invoice_id=f"INV-{index:06d}",
-        vendor_name=rng.choice(VENDORS),
-        invoice_date=datetime.date(2024, 1, 1) + datetime.timedelta(days=rng.randrange(365)),
-        total_amount=round(sum((line.quantity or 0) * (line.unit_price or 0.0) for line in lines), 2),
-        line_items=lines,
-    )
-
-
-def _predict(rng: random.Random, truth: Invoice) -> Invoice:
-    """What an imperfect extractor might return: each error independently, at a plausible rate."""
-    pred = truth.model_copy(deep=True)
-    roll = rng.random
-    if roll() < 0.15:
-        pred.vendor_name = pred.vendor_name.upper()
-    elif roll() < 0.10:
-        pred.vendor_name = _typo(rng, pred.vendor_name)
-    if roll() < 0.05:
-        pred.invoice_id = _typo(rng, pred.invoice_id)
-    if roll() < 0.10:
-        pred.invoice_date = None
-    elif roll() < 0.05 and pred.invoice_date is not None:
-        pred.invoice_date = pred.invoice_date + datetime.timedelta(days=rng.choice([-31, -1, 1, 30]))
-    if roll() < 0.10 and pred.total_amount is not None:
-        pred.total_amount = round(pred.total_amount + rng.choice([-5.0, -0.5, 0.5, 5.0]), 2)
-    elif roll() < 0.05:
-        pred.total_amount = None
-    lines = []
-    for line in pred.line_items:
-        if roll() < 0.05:
-            continue  # dropped
-        if roll() < 0.05:
-            line.quantity = (line.quantity or 0) + rng.choice([-1, 1, 10])
-        if roll() < 0.05 and line.unit_price is not None:
-            line.unit_price = round(line.unit_price * rng.choice([0.9, 1.1, 10.0]), 2)
-        if roll() < 0.10 and line.description:
-            line.description = line.description.split(",")[0].split(" ")[0]
-        if roll() < 0.03 and line.sku:
-            line.sku = _typo(rng, line.sku)
-        lines.append(line)
-    if roll() < 0.10:
-        sku, description, price = rng.choice(CATALOGUE)
-        lines.append(LineItem(sku=sku, description=description, quantity=1, unit_price=price))  # invented
-    if roll() < 0.30:
-        rng.shuffle(lines)
-    pred.line_items = lines
-    return pred
-
-
 def generate(count: int, items: int, *, seed: int) -> list[EvaluationData[str, Invoice]]:
-    """`count` cases whose ground truth has `items` line items, from a fixed seed."""
-    rng = random.Random(f"{seed}-{items}")
-    cases = []
-    for index in range(count):
-        truth = _truth(rng, index, items)
-        cases.append(
-            EvaluationData(
-                name=f"doc-{items}-{index}", input="", expected_output=truth, actual_output=_predict(rng, truth)
-            )
-        )
-    return cases
+    """`count` cases whose ground truth has `items` line items (`synthetic_invoice_pairs`, `seed`)."""
+    return [
+        EvaluationData(name=pair["name"], input="", expected_output=pair["expected"], actual_output=pair["actual"])
+        for pair in synthetic_invoice_pairs(count, line_items=items, seed=seed)
+    ]
 
 
 # -- the four approaches -------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """Throughput of `score_dataset` against the upstream evaluator inside a Strands Evals `Experiment`.
 
-Builds a synthetic corpus of invoices (1 to 50 line items, with the errors an extractor makes:
-case and typo changes, numbers off, dropped, invented and reordered line items, blank fields),
-scores it
+Builds a synthetic corpus of invoices with `structsim_nb.demo.synthetic_invoice_pairs` (1 to 50
+line items, seeded, with the errors an extractor makes at the rates it documents: case and typo
+changes, numbers off, dropped, invented and reordered line items, blank fields), scores it
 
 - with the upstream `StructuredOutputSimilarity` inside an `Experiment` (the baseline),
 - with `score_dataset` in-process (1 worker), on a process pool of every core, and on a local
@@ -22,11 +22,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
 import os
-import random
 import statistics
-import string
 import tempfile
 import time
 from pathlib import Path
@@ -39,99 +36,12 @@ from strands_evals.evaluators.deterministic.structured_output import (
 from strands_evals.types.evaluation import EvaluationData
 
 from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
-from structsim_nb.demo import Invoice, LineItem
+from structsim_nb.demo import Invoice, synthetic_invoice_pairs
 
 MODEL = "structsim_nb.demo.Invoice"
 
-_WORDS = (
-    "widget cable adapter toner paper chair desk lamp monitor keyboard mouse dock charger battery "
-    "bracket screw hinge panel filter valve pump sensor switch router license support service "
-    "installation training consulting shipping handling"
-).split()
-_VENDORS = [
-    "Acme Corporation",
-    "Blue Harbor Supplies",
-    "Northwind Traders",
-    "Contoso Ltd",
-    "Fabrikam Inc",
-    "Litware Systems",
-    "Tailspin Toys",
-    "Wide World Importers",
-    "Proseware Inc",
-    "Adventure Works",
-]
-
-
-def _typo(rng: random.Random, text: str) -> str:
-    if len(text) < 3:
-        return text + "x"
-    i = rng.randrange(len(text) - 1)
-    return text[:i] + text[i + 1] + text[i] + text[i + 2 :]
-
-
-def _item(rng: random.Random) -> LineItem:
-    words = rng.sample(_WORDS, rng.randint(1, 3))
-    return LineItem(
-        sku="".join(rng.choices(string.ascii_uppercase, k=3)) + "-" + str(rng.randint(10, 999)),
-        description=" ".join(words).capitalize(),
-        quantity=rng.randint(1, 20),
-        unit_price=round(rng.uniform(0.5, 900.0), 2),
-    )
-
-
-def make_invoice(rng: random.Random, index: int, items: int) -> Invoice:
-    """A ground-truth invoice with `items` line items."""
-    lines = [_item(rng) for _ in range(items)]
-    return Invoice(
-        invoice_id=f"INV-{100000 + index}",
-        vendor_name=rng.choice(_VENDORS),
-        invoice_date=datetime.date(2024, 1, 1) + datetime.timedelta(days=rng.randrange(365)),
-        total_amount=round(sum((line.quantity or 0) * (line.unit_price or 0.0) for line in lines), 2),
-        line_items=lines,
-    )
-
-
-def make_prediction(rng: random.Random, truth: Invoice) -> Invoice:
-    """What an extractor might return for `truth`: mostly right, with a few realistic errors."""
-    data = truth.model_dump()
-    if rng.random() < 0.15:
-        data["vendor_name"] = data["vendor_name"].upper()
-    if rng.random() < 0.1:
-        data["vendor_name"] = _typo(rng, data["vendor_name"])
-    if rng.random() < 0.1:
-        data["invoice_date"] = None
-    if rng.random() < 0.1:
-        data["total_amount"] = round(data["total_amount"] * rng.choice([0.9, 1.01, 10.0]), 2)
-    if rng.random() < 0.05:
-        data["invoice_id"] = data["invoice_id"].replace("INV-", "INV")
-    items = data["line_items"]
-    for item in items:
-        roll = rng.random()
-        if roll < 0.05:
-            item["quantity"] = (item["quantity"] or 0) + 1
-        elif roll < 0.1:
-            item["unit_price"] = round((item["unit_price"] or 0.0) * 1.1, 2)
-        elif roll < 0.15:
-            item["description"] = _typo(rng, item["description"])
-        elif roll < 0.18:
-            item["sku"] = None
-    if items and rng.random() < 0.15:
-        del items[rng.randrange(len(items))]
-    if rng.random() < 0.1:
-        items.append(_item(rng).model_dump())
-    if rng.random() < 0.3:
-        rng.shuffle(items)
-    return Invoice.model_validate(data)
-
-
-def make_corpus(docs: int, *, seed: int = 7, min_items: int = 1, max_items: int = 50) -> list[dict[str, Any]]:
-    """`docs` pairs `{"name", "expected", "actual"}` of `Invoice` instances, reproducible by `seed`."""
-    rng = random.Random(seed)
-    corpus = []
-    for index in range(docs):
-        truth = make_invoice(rng, index, rng.randint(min_items, max_items))
-        corpus.append({"name": f"doc-{index:05d}", "expected": truth, "actual": make_prediction(rng, truth)})
-    return corpus
+SEED = 7  # the corpus; the length table uses SEED + length
+LINE_ITEMS = (1, 50)
 
 
 # -- the paths being timed ------------------------------------------------------------------
@@ -163,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    corpus = make_corpus(args.docs)
+    corpus = synthetic_invoice_pairs(args.docs, line_items=LINE_ITEMS, seed=SEED)
     items = [len(pair["expected"].line_items) for pair in corpus]
     print(
         f"corpus: {len(corpus)} invoices, {min(items)}-{max(items)} line items (mean {statistics.mean(items):.1f}); "
@@ -231,15 +141,12 @@ def main(argv: list[str] | None = None) -> int:
         print("per-document cost of one comparison against list length (upstream evaluator, one core)")
         print(f"{'line items':>10} {'ms/doc':>10} {'docs timed':>11}")
         evaluator = UpstreamSimilarity(Invoice)
-        rng = random.Random(11)
         for length in (1, 5, 20, 50, 100, 200):
             count = max(2, min(40, int(400 / length)))
-            pairs = []
-            for index in range(count):
-                truth = make_invoice(rng, index, length)
-                pairs.append(
-                    EvaluationData(input=None, expected_output=truth, actual_output=make_prediction(rng, truth))
-                )
+            pairs = [
+                EvaluationData(input=None, expected_output=pair["expected"], actual_output=pair["actual"])
+                for pair in synthetic_invoice_pairs(count, line_items=length, seed=SEED + length)
+            ]
             start = time.perf_counter()
             for pair in pairs:
                 evaluator.evaluate(pair)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import concurrent.futures
-import datetime
 import json
 import os
-import random
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +16,7 @@ import structsim_nb
 from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
 from structsim_nb.cli import main
 from structsim_nb.dataset import read_pairs
-from structsim_nb.demo import Invoice, LineItem
+from structsim_nb.demo import DOCUMENT_ERROR_RATES, LINE_ITEM_ERROR_RATES, Invoice, synthetic_invoice_pairs
 from structsim_nb.errors import PairsFileError
 
 MODEL = "structsim_nb.demo.Invoice"
@@ -26,49 +24,9 @@ TREE = Path(__file__).parent / "data" / "trajectories_tree"
 DOCS = 240
 
 
-def _invoice(rng: random.Random, index: int) -> Invoice:
-    items = [
-        LineItem(
-            sku=f"SKU-{rng.randint(100, 999)}",
-            description=rng.choice(["Widget", "USB cable", "Toner", "Desk lamp", "Office chair"]),
-            quantity=rng.randint(1, 9),
-            unit_price=round(rng.uniform(1, 300), 2),
-        )
-        for _ in range(rng.randint(0, 5))
-    ]
-    return Invoice(
-        invoice_id=f"INV-{index:04d}",
-        vendor_name=rng.choice(["Acme Corporation", "Contoso Ltd", "Fabrikam Inc"]),
-        invoice_date=datetime.date(2024, 1, 1) + datetime.timedelta(days=rng.randrange(300)),
-        total_amount=round(sum(item.quantity * item.unit_price for item in items), 2),
-        line_items=items,
-    )
-
-
-def _predict(rng: random.Random, truth: Invoice) -> Invoice:
-    data = truth.model_dump()
-    if rng.random() < 0.2:
-        data["vendor_name"] = data["vendor_name"].upper()
-    if rng.random() < 0.15:
-        data["invoice_date"] = None
-    if rng.random() < 0.15:
-        data["total_amount"] = round(data["total_amount"] * 1.1, 2)
-    if data["line_items"] and rng.random() < 0.2:
-        data["line_items"].pop(rng.randrange(len(data["line_items"])))
-    if rng.random() < 0.15:
-        data["line_items"].append({"sku": "NEW-1", "description": "Keyboard", "quantity": 1, "unit_price": 45.0})
-    if rng.random() < 0.3:
-        rng.shuffle(data["line_items"])
-    return Invoice.model_validate(data)
-
-
-def make_pairs(count: int = DOCS, seed: int = 3) -> list[dict[str, Any]]:
-    rng = random.Random(seed)
-    pairs = []
-    for index in range(count):
-        truth = _invoice(rng, index)
-        pairs.append({"name": f"doc-{index:04d}", "expected": truth, "actual": _predict(rng, truth)})
-    return pairs
+def make_pairs(count: int = DOCS) -> list[dict[str, Any]]:
+    """The synthetic corpus these tests score: short lists (0 to 5 line items) keep the suite quick."""
+    return synthetic_invoice_pairs(count, line_items=(0, 5), seed=3)
 
 
 def run_experiment(pairs: list[dict[str, Any]], **settings: Any) -> StructuredOutputReport:
@@ -84,6 +42,14 @@ def run_experiment(pairs: list[dict[str, Any]], **settings: Any) -> StructuredOu
 @pytest.fixture(scope="module")
 def pairs() -> list[dict[str, Any]]:
     return make_pairs()
+
+
+def test_the_corpus_has_clean_documents_errors_of_every_kind_and_varied_lengths(pairs):
+    """What the tests below rely on: something to document, and documents of unequal cost."""
+    kinds = {kind for pair in pairs for kind in pair["errors"]}
+    assert kinds == set(DOCUMENT_ERROR_RATES) | set(LINE_ITEM_ERROR_RATES)
+    assert any(not pair["errors"] for pair in pairs)
+    assert {len(pair["expected"].line_items) for pair in pairs} == set(range(6))
 
 
 @pytest.fixture(scope="module")

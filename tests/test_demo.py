@@ -1,4 +1,4 @@
-"""Tests for `structsim_nb.demo`: six invoices, each broken the way its name says."""
+"""Tests for `structsim_nb.demo`: six invoices broken the way their names say, and the synthetic corpus."""
 
 from __future__ import annotations
 
@@ -6,8 +6,17 @@ import datetime
 
 import pytest
 
-from structsim_nb import StructuredOutputReport
-from structsim_nb.demo import Invoice, LineItem, reference_cases, reference_predictions, run_reference
+from structsim_nb import StructuredOutputReport, score_dataset
+from structsim_nb.demo import (
+    DOCUMENT_ERROR_RATES,
+    LINE_ITEM_ERROR_RATES,
+    Invoice,
+    LineItem,
+    reference_cases,
+    reference_predictions,
+    run_reference,
+    synthetic_invoice_pairs,
+)
 
 NAMES = ["perfect", "case-only", "number-off", "missed-field", "hallucinated-item", "wrong-throughout"]
 
@@ -113,3 +122,94 @@ class TestRunReference:
         with pytest.raises(ValueError, match="must carry non-match records"):
             plain.non_matches_frame()
         assert plain.scores == run_reference().scores
+
+
+# -- synthetic_invoice_pairs ---------------------------------------------------------------
+
+KINDS = set(DOCUMENT_ERROR_RATES) | set(LINE_ITEM_ERROR_RATES)
+FIELD_OF = {
+    "vendor_case": "vendor_name",
+    "vendor_typo": "vendor_name",
+    "invoice_id_typo": "invoice_id",
+    "date_missing": "invoice_date",
+    "date_shifted": "invoice_date",
+    "total_off": "total_amount",
+    "total_missing": "total_amount",
+    **{kind: "line_items" for kind in ("items_reordered", "item_invented", *LINE_ITEM_ERROR_RATES)},
+}
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[dict]:
+    return synthetic_invoice_pairs(400, line_items=(0, 8), seed=5)
+
+
+class TestSyntheticPairs:
+    def test_same_seed_same_pairs_other_seed_other_pairs(self):
+        first = synthetic_invoice_pairs(30, line_items=(0, 6), seed=1)
+        assert first == synthetic_invoice_pairs(30, line_items=(0, 6), seed=1)
+        assert first[:10] == synthetic_invoice_pairs(10, line_items=(0, 6), seed=1)
+        assert [p["expected"] for p in first] != [p["expected"] for p in synthetic_invoice_pairs(30, line_items=(0, 6))]
+
+    def test_list_lengths_stay_within_bounds_and_reach_both(self, corpus):
+        lengths = [len(pair["expected"].line_items) for pair in corpus]
+        assert set(lengths) == set(range(9))
+        assert {len(p["expected"].line_items) for p in synthetic_invoice_pairs(20, line_items=3)} == {3}
+        assert all(len(p["expected"].line_items) == 0 for p in synthetic_invoice_pairs(5, line_items=0))
+        defaults = [len(p["expected"].line_items) for p in synthetic_invoice_pairs(60)]
+        assert min(defaults) >= 1 and max(defaults) <= 50
+
+    def test_every_error_kind_turns_up_and_some_documents_are_clean(self, corpus):
+        assert {kind for pair in corpus for kind in pair["errors"]} == KINDS
+        assert KINDS == set(FIELD_OF)
+        assert 0 < sum(not pair["errors"] for pair in corpus) < len(corpus)
+
+    def test_errors_name_what_changed(self, corpus):
+        for pair in corpus:
+            expected, actual = pair["expected"], pair["actual"]
+            changed = {field for field in Invoice.model_fields if getattr(expected, field) != getattr(actual, field)}
+            assert changed == {FIELD_OF[kind] for kind in pair["errors"]}, pair["name"]
+            if pair["errors"] == ("vendor_case",):
+                assert actual.vendor_name == expected.vendor_name.upper()
+
+    def test_observed_rates_match_the_documented_ones(self):
+        pairs = synthetic_invoice_pairs(2000, line_items=1, seed=2)
+        for kind in ("vendor_case", "invoice_id_typo", "date_missing", "total_off", "item_invented"):
+            observed = sum(kind in pair["errors"] for pair in pairs) / len(pairs)
+            assert observed == pytest.approx(DOCUMENT_ERROR_RATES[kind], abs=0.03), kind
+
+    def test_ground_truth_and_prediction_validate(self, corpus):
+        for pair in corpus:
+            truth = pair["expected"]
+            assert Invoice.model_validate(truth.model_dump(mode="json")) == truth
+            Invoice.model_validate(pair["actual"].model_dump(mode="json"))
+            lines = sum(line.quantity * line.unit_price for line in truth.line_items)
+            assert truth.total_amount == pytest.approx(lines, abs=0.005)
+            assert truth.invoice_date is not None and truth.invoice_date.year == 2024
+
+    def test_names_say_synthetic(self, corpus):
+        assert [pair["name"] for pair in corpus[:2]] == ["synthetic-00000", "synthetic-00001"]
+        assert len({pair["name"] for pair in corpus}) == len(corpus)
+
+    def test_score_dataset_takes_the_pairs_as_they_are(self):
+        pairs = synthetic_invoice_pairs(6, line_items=(1, 3), seed=4)
+        report = score_dataset(pairs, model_cls=Invoice, workers=1, progress=False)
+        assert [case["name"] for case in report.cases] == [pair["name"] for pair in pairs]
+        clean = [score for score, pair in zip(report.scores, pairs, strict=True) if not pair["errors"]]
+        assert clean and all(score == 1.0 for score in clean)
+        assert min(report.scores) < 1.0
+
+    @pytest.mark.parametrize(
+        ("arguments", "word"),
+        [
+            ({"n": -1}, "n must be"),
+            ({"n": 2, "line_items": -1}, "line_items must be"),
+            ({"n": 2, "line_items": (5, 2)}, "line_items must be"),
+            ({"n": 2, "line_items": (1, 2, 3)}, "line_items must be"),
+            ({"n": 2, "line_items": (1.0, 2)}, "line_items must be"),
+        ],
+    )
+    def test_bad_arguments(self, arguments, word):
+        n = arguments.pop("n")
+        with pytest.raises(ValueError, match=word):
+            synthetic_invoice_pairs(n, **arguments)
