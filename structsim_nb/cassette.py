@@ -33,7 +33,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ._io import write_text_atomic
-from .errors import RecordingFormatError, RecordingNotFoundError, RecordingVersionError
+from .errors import RecordingAssemblyError, RecordingFormatError, RecordingNotFoundError, RecordingVersionError
 
 logger = logging.getLogger(__name__)
 
@@ -317,7 +317,9 @@ def parse_recording(text: str, *, path: str | os.PathLike[str] = "<string>") -> 
     content (tool blocks have an id and a name, tool input is one JSON object).
 
     Raises:
-        RecordingVersionError: If `format_version` is newer (or older) than `FORMAT_VERSION`.
+        RecordingVersionError: If `format_version` is newer (or older, or missing) than `FORMAT_VERSION`;
+            checked before any other field, so a newer file is never reported as merely invalid.
+        RecordingAssemblyError: If a call's events do not assemble into a valid message.
         RecordingFormatError: For anything else wrong, naming the file and the field.
     """
     where = str(path)
@@ -355,7 +357,7 @@ def parse_recording(text: str, *, path: str | os.PathLike[str] = "<string>") -> 
         try:
             assemble(interaction.events)
         except ValueError as exc:
-            raise RecordingFormatError(
+            raise RecordingAssemblyError(
                 f"recording '{where}', interactions[{index}] (call {interaction.call}) does not assemble into a "
                 f"valid model message: {exc}. Fix the events or re-record.",
                 path=where,
@@ -369,7 +371,7 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
 
     Raises:
         RecordingNotFoundError: If there is no file at `path`.
-        RecordingVersionError, RecordingFormatError: See `parse_recording`.
+        RecordingVersionError, RecordingAssemblyError, RecordingFormatError: See `parse_recording`.
     """
     source = Path(path)
     try:

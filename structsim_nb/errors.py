@@ -18,6 +18,7 @@ __all__ = [
     "NoStructuredOutputError",
     "RecordError",
     "RecordModeError",
+    "RecordingAssemblyError",
     "RecordingFormatError",
     "RecordingNotFoundError",
     "RecordingVersionError",
@@ -25,6 +26,7 @@ __all__ = [
     "ReplayExhaustedError",
     "ReplayMismatchError",
     "UnplayedCallsError",
+    "UnplayedCallsWarning",
     # static_json scorer and saved trajectories (structsim_nb.static_json, .scorers, .trajectories)
     "SchemaLoadError",
     "ScoringError",
@@ -77,6 +79,15 @@ class RecordingVersionError(RecordingFormatError):
     """A recording was written in a format version this package cannot read."""
 
 
+class RecordingAssemblyError(RecordingFormatError):
+    """A recording validates, but one call's events do not assemble into a valid model message.
+
+    For example a tool block without `toolUseId`, or tool input fragments that do not join into one
+    JSON object. Strands would drop such a block or turn the input into `{}` and ask again; replay
+    refuses the file instead.
+    """
+
+
 class ReplayMismatchError(ReplayError, LookupError):
     """The request of a replayed model call differs from the recorded one.
 
@@ -113,6 +124,10 @@ class ReplayExhaustedError(ReplayError, LookupError):
 
 class UnplayedCallsError(ReplayError, AssertionError):
     """Recorded model calls were never requested: the agent took a shorter path than when recorded."""
+
+
+class UnplayedCallsWarning(StructsimError, UserWarning):
+    """Warned when a replay ends with recorded model calls never requested (`ReplayModel.check_all_played`)."""
 
 
 class RecordModeError(StructsimError, ValueError):

@@ -602,7 +602,12 @@ def open_model(
     yield recorder
     if not recorder.calls:
         raise ValueError(f"record mode {chosen.value!r}: the block made no model calls, so there is nothing to record")
-    previous = load_recording(target).provenance if target.exists() else None
+    previous = None
+    if target.exists():
+        try:
+            previous = load_recording(target).provenance
+        except RecordingFormatError as exc:  # rewrite ignores the old file; keep only its command, if readable
+            logger.warning("path=<%s>, error=<%s> | existing recording unreadable; replacing it", target, exc)
     _write_checked(
         target,
         recorder,

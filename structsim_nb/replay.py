@@ -9,6 +9,10 @@ in the recorded fragments. Nothing here ever calls a live model or reads credent
 A mismatch or exhaustion on the agent's first model call propagates as is; on a later call
 (the forced retry, or after a tool result) strands wraps it in `EventLoopException`, whose
 `original_exception` is the error raised here and whose text is the same.
+
+Recorded calls the agent never asked for are reported: `unplayed()` lists them,
+`check_all_played()` logs and warns (`UnplayedCallsWarning`), `assert_all_played()` raises, and
+leaving a `with ReplayModel(...) as model:` block does one or the other (`strict`).
 """
 
 from __future__ import annotations
@@ -19,13 +23,15 @@ import logging
 import os
 import re
 import threading
+import warnings
 from collections.abc import AsyncGenerator
+from types import TracebackType
 from typing import Any
 
 from strands.models import Model
 
 from .cassette import Recording, load_recording, request_from_stream_args
-from .errors import ReplayExhaustedError, ReplayMismatchError, UnplayedCallsError
+from .errors import ReplayExhaustedError, ReplayMismatchError, UnplayedCallsError, UnplayedCallsWarning
 
 logger = logging.getLogger(__name__)
 
@@ -124,6 +130,8 @@ class ReplayModel(Model):
     Args:
         path: The recording file (see `structsim_nb.cassette`).
         recording: An already loaded recording to use instead of reading `path`. Default None.
+        strict: What leaving a `with` block does when recorded calls were never played: warn
+            (False, the default) or raise `UnplayedCallsError` (True). Default False.
 
     Attributes:
         config: `{"model_id": "replay:<recorded model id>", "recording": path}`; strands'
@@ -131,8 +139,8 @@ class ReplayModel(Model):
         requests: The requests the agent made, in order, as stored in a recording.
 
     Raises:
-        RecordingNotFoundError, RecordingFormatError, RecordingVersionError: On construction,
-            if the file is missing or invalid.
+        RecordingNotFoundError, RecordingFormatError: On construction, if the file is missing
+            or invalid (`RecordingVersionError` and `RecordingAssemblyError` are format errors).
 
     Notes:
         `_supports_structured_output` is taken from the recording's provenance, so the forced
@@ -140,10 +148,18 @@ class ReplayModel(Model):
         with the flag receives the full tool list and `structured_output_model`).
         A call whose request does not match raises `ReplayMismatchError` and plays nothing; a
         call past the last recorded one raises `ReplayExhaustedError`. Answers never repeat.
+        There is no live fallback: this class holds no live model and reads no credentials.
+
+    Examples:
+        >>> with ReplayModel("recordings/invoice_walkthrough.json") as model:  # doctest: +SKIP
+        ...     result = Agent(model=model, system_prompt=SYSTEM)(prompt, structured_output_model=Invoice)
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, recording: Recording | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, recording: Recording | None = None, strict: bool = False
+    ) -> None:
         self.path = str(path)
+        self.strict = strict
         self.recording = recording if recording is not None else load_recording(path)
         provenance = self.recording.provenance
         self._supports_structured_output = provenance.supports_structured_output
@@ -169,27 +185,67 @@ class ReplayModel(Model):
         """The 1-based call numbers recorded but not (yet) played."""
         return [interaction.call for interaction in self.recording.interactions[self._played :]]
 
-    def assert_all_played(self) -> None:
-        """Raise if recorded calls were never requested.
-
-        Raises:
-            UnplayedCallsError: Naming the unplayed calls; fewer calls than recorded means the
-                agent took another path (e.g. no forced retry), which a re-record should confirm.
-        """
+    def _unplayed_message(self) -> str | None:
         missing = self.recording.interactions[self._played :]
         if not missing:
-            return
+            return None
         total = len(self.recording.interactions)
         listed = ", ".join(
             f"call {i.call} (tool choice {i.request.tool_choice_kind}, {len(i.request.messages)} messages)"
             for i in missing
         )
-        raise UnplayedCallsError(
+        return (
             f"recording '{self.path}': {len(missing)} of {total} recorded model calls were never requested: {listed}. "
             f"The agent took fewer model calls than when recorded, so its path changed; re-record to confirm: "
-            f"{self._rerecord()}",
-            path=self.path,
+            f"{self._rerecord()}"
         )
+
+    def check_all_played(self, *, strict: bool = False) -> list[int]:
+        """Report recorded calls that were never requested; return their call numbers (empty: all played).
+
+        Unplayed calls are logged at WARNING and warned as `UnplayedCallsWarning`, which a
+        notebook shows under the cell; with `strict=True` they raise instead.
+
+        Args:
+            strict: Raise `UnplayedCallsError` instead of warning. Default False.
+
+        Raises:
+            UnplayedCallsError: If `strict` and calls were never requested.
+        """
+        return self._report_unplayed(strict=strict, stacklevel=3)
+
+    def _report_unplayed(self, *, strict: bool, stacklevel: int) -> list[int]:
+        message = self._unplayed_message()
+        if message is None:
+            return []
+        if strict:
+            raise UnplayedCallsError(message, path=self.path)
+        unplayed = self.unplayed()
+        logger.warning("path=<%s>, unplayed=<%s> | recorded model calls were never requested", self.path, unplayed)
+        warnings.warn(message, UnplayedCallsWarning, stacklevel=stacklevel)
+        return unplayed
+
+    def assert_all_played(self) -> None:
+        """Raise if recorded calls were never requested (`check_all_played(strict=True)`).
+
+        Raises:
+            UnplayedCallsError: Naming the unplayed calls; fewer calls than recorded means the
+                agent took another path (e.g. no forced retry), which a re-record should confirm.
+        """
+        self.check_all_played(strict=True)
+
+    def __enter__(self) -> ReplayModel:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """On a clean exit, report unplayed calls: warn, or raise if `strict`. An error in the block wins."""
+        if exc_type is None:
+            self._report_unplayed(strict=self.strict, stacklevel=3)
 
     def _rerecord(self) -> str:
         return self.recording.provenance.rerecord_command

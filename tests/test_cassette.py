@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from structsim_nb.cassette import FORMAT_VERSION, assemble, dump_recording, load_recording, parse_recording
-from structsim_nb.errors import RecordingFormatError, RecordingNotFoundError, RecordingVersionError
+from structsim_nb.errors import (
+    RecordingAssemblyError,
+    RecordingFormatError,
+    RecordingNotFoundError,
+    RecordingVersionError,
+)
 
 COMMITTED = Path(__file__).resolve().parent.parent / "recordings" / "invoice_walkthrough.json"
 
@@ -55,6 +60,21 @@ def test_newer_format_version(tmp_path: Path) -> None:
         load_recording(write(tmp_path, content))
 
 
+def test_newer_format_version_is_reported_before_any_field_it_may_have_changed(tmp_path: Path) -> None:
+    content = {"format": "structsim-nb/recording", "format_version": 7, "interactions": {"renamed": []}}
+    with pytest.raises(RecordingVersionError, match=r"format_version 7; .* Upgrade structsim-nb to read it") as info:
+        load_recording(write(tmp_path, content))
+    assert info.value.path == str(tmp_path / "r.json")
+
+
+@pytest.mark.parametrize(("version", "shown"), [(0, "0"), (None, "None"), ("1", "'1'")])
+def test_older_or_missing_format_version_says_re_record(tmp_path: Path, version: object, shown: str) -> None:
+    content = data()
+    content["format_version"] = version
+    with pytest.raises(RecordingVersionError, match=rf"has format_version {shown}; .* Re-record it with this version"):
+        load_recording(write(tmp_path, content))
+
+
 def test_invalid_field_names_the_path(tmp_path: Path) -> None:
     content = data()
     content["interactions"][0]["request"]["tool_choice_kind"] = "forced"
@@ -83,7 +103,15 @@ def test_events_that_do_not_assemble_into_a_tool_call(tmp_path: Path) -> None:
     events = content["interactions"][0]["events"]
     deltas = [e for e in events if "toolUse" in e.get("contentBlockDelta", {}).get("delta", {})]
     events.remove(deltas[-1])  # truncate the streamed JSON
-    with pytest.raises(RecordingFormatError, match=r"call 1\) does not assemble .* input is not valid JSON"):
+    with pytest.raises(RecordingAssemblyError, match=r"call 1\) does not assemble .* input is not valid JSON"):
+        load_recording(write(tmp_path, content))
+
+
+def test_a_tool_block_without_a_stop_is_an_assembly_error(tmp_path: Path) -> None:
+    content = data()
+    events = content["interactions"][0]["events"]
+    events.remove({"contentBlockStop": {"contentBlockIndex": 1}})
+    with pytest.raises(RecordingAssemblyError, match=r"tool block 'Invoice' never stops"):
         load_recording(write(tmp_path, content))
 
 

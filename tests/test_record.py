@@ -282,6 +282,32 @@ class TestScrubbing:
         rules = record.default_scrub_rules(["s3cr3t-value-xyz"])
         assert record.scrub_text("token s3cr3t-value-xyz", rules) == "token <AWS_CREDENTIAL>"
 
+    def test_the_credentials_in_use_never_reach_the_file(self, bedrock, tmp_path: Path) -> None:
+        model, stubber = bedrock
+        secret = "x" * 40  # the fixture session's secret key, as bedrock_model would return it
+        stubber.add_stream_response(tool_events(json.dumps({"name": f"echo {secret}", "age": 1}), [12]))
+        path = tmp_path / "c.json"
+        result = record_exchange(path, model=model, schema=Person, prompt=f"creds {secret}", secrets=[secret])
+        assert secret not in path.read_text()
+        assert result.scrubbed == {"credentials_in_use": 2}
+        assert load_recording(path).provenance.scrubbed == {"credentials_in_use": 2}  # counts, never values
+
+    def test_a_secret_that_survives_scrubbing_is_refused_and_nothing_is_written(
+        self, bedrock, tmp_path: Path, monkeypatch
+    ) -> None:
+        model, stubber = bedrock
+        stubber.add_stream_response(tool_events(json.dumps({"name": f"key {SECRET_KEY}", "age": 1}), [9]))
+        # a scrubber that misses the tool input: the check of the file text must still catch it
+        monkeypatch.setattr(record, "scrub_events", lambda events, rules, counts=None: [dict(e) for e in events])
+        path = tmp_path / "s.json"
+        path.write_text("old\n")
+        with pytest.raises(
+            InvalidRecordingError, match=r"must contain no secrets; .* still matches \['aws_access_key_id'\]"
+        ):
+            record_exchange(path, model=model, schema=Person, prompt="p")
+        assert path.read_text() == "old\n"
+        assert [p.name for p in tmp_path.iterdir()] == ["s.json"]
+
 
 class TestModesAndLiveModel:
     def test_mode_validation(self, monkeypatch) -> None:
@@ -314,6 +340,27 @@ class TestModesAndLiveModel:
                 out = Agent(model=chosen, callback_handler=None)("p", structured_output_model=Person).structured_output
             assert out == Person(name="A", age=1)
         stubber.assert_no_pending_responses()
+
+    def test_rewrite_keeps_the_old_file_when_the_block_fails(self, bedrock, tmp_path: Path) -> None:
+        model, stubber = bedrock
+        stubber.add_stream_response(tool_events('{"name": "A", "age": 1}', [2]))
+        path = tmp_path / "keep.json"
+        path.write_text("old\n")
+        with pytest.raises(RuntimeError, match="after the call"):
+            with record.open_model(path, mode="rewrite", live=lambda: model) as chosen:
+                Agent(model=chosen, callback_handler=None)("p", structured_output_model=Person)
+                raise RuntimeError("the user's code failed after the call")
+        assert path.read_text() == "old\n"
+        assert [p.name for p in tmp_path.iterdir()] == ["keep.json"]
+
+    def test_rewrite_replaces_an_unreadable_recording(self, bedrock, tmp_path: Path) -> None:
+        model, stubber = bedrock
+        stubber.add_stream_response(tool_events('{"name": "A", "age": 1}', [2]))
+        path = tmp_path / "corrupt.json"
+        path.write_text("{ not json")
+        with record.open_model(path, mode="rewrite", live=lambda: model) as chosen:
+            Agent(model=chosen, callback_handler=None)("p", structured_output_model=Person)
+        assert load_recording(path).interactions[0].request.messages[0]["content"][0]["text"] == "p"
 
     def test_missing_live_extra(self, monkeypatch) -> None:
         monkeypatch.setitem(sys.modules, "boto3", None)

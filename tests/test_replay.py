@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import json
+import logging
+import socket
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +15,20 @@ import pytest
 from pydantic import BaseModel
 from strands import Agent
 from strands.models import Model
-from strands.types.exceptions import EventLoopException
+from strands.types.exceptions import EventLoopException, ModelThrottledException
 
-from structsim_nb.errors import ReplayExhaustedError, ReplayMismatchError, UnplayedCallsError
+from structsim_nb.errors import (
+    ReplayError,
+    ReplayExhaustedError,
+    ReplayMismatchError,
+    UnplayedCallsError,
+    UnplayedCallsWarning,
+)
 from structsim_nb.record import open_model
 from structsim_nb.replay import ReplayModel, first_difference
 
 ROOT = Path(__file__).resolve().parent.parent
+WALKTHROUGH = ROOT / "recordings" / "invoice_walkthrough.json"
 SYSTEM = "Extract the person."
 
 
@@ -95,6 +106,47 @@ class TestReplayPaths:
         assert result.stop_reason == "tool_use"
         assert model.unplayed() == []
         assert model.recording.provenance.source == "hand_authored"
+
+    def test_committed_walkthrough_plants_three_errors_that_each_cost_points(self) -> None:
+        # The provenance and the notebook say the three planted errors demonstrate the scoring;
+        # each must therefore show up as a non-match under the default evaluator, not be forgiven.
+        import stickler
+        from strands_evals.types.evaluation import EvaluationData
+
+        from structsim_nb import StructuredOutputSimilarity
+
+        sys.path.insert(0, str(ROOT / "examples" / "notebooks"))
+        from walkthrough_schema import Invoice
+
+        truth = Invoice(  # read from the document in the recorded prompt, as the notebook does
+            invoice_id="NW-2024-0317",
+            vendor_name="Northwind Trading Co.",
+            invoice_date=datetime.date(2024, 3, 4),
+            total_amount=1898.16,
+            line_items=[
+                {"description": "Oak desk, 140 cm", "quantity": 3, "unit_price": 289.00},
+                {"description": "Task chair, mesh back", "quantity": 6, "unit_price": 112.50},
+                {"description": "Cable tray, steel", "quantity": 2, "unit_price": 19.90},
+            ],
+        )
+        model = ReplayModel(WALKTHROUGH)
+        request = model.recording.interactions[0].request
+        prompt = request.messages[0]["content"][0]["text"]
+        assert "1,898.16" in prompt and "04/03/2024 (DD/MM/YYYY)" in prompt and "Cable tray, steel" in prompt
+        prediction = Agent(model=model, system_prompt=request.system[0]["text"], callback_handler=None)(
+            prompt, structured_output_model=Invoice
+        ).structured_output
+
+        (row,) = StructuredOutputSimilarity(Invoice).evaluate(
+            EvaluationData(input=prompt, actual_output=prediction, expected_output=truth, name="northwind")
+        )
+        lost = {(m["path"], m["kind"]) for m in row.metadata["non_matches"]}
+        assert lost == {("invoice_date", "wrong"), ("total_amount", "wrong"), ("line_items[2]", "missed")}
+        scores = stickler.evaluate(truth, prediction).field_scores
+        assert scores["invoice_date"] == 0.0 and scores["total_amount"] == 0.0 and scores["line_items"] < 1.0
+        assert scores["invoice_id"] == scores["vendor_name"] == 1.0
+        note = model.recording.provenance.note
+        assert "three deliberate extraction errors" in note and f"total_amount {prediction.total_amount}" in note
 
     def test_tool_first_is_one_call_in_the_recorded_fragments(self, tmp_path: Path) -> None:
         path = make(tmp_path / "r.json", [tool('{"name": "Alice", "age": 30}', [3, 10, 17])])
@@ -201,17 +253,67 @@ class TestReplayErrors:
                 "Alice is 30.", structured_output_model=Person
             )
 
-    def test_unplayed_calls_are_reported(self, tmp_path: Path) -> None:
-        path = make(tmp_path / "r.json", [tool('{"name": "Alice", "age": 30}', [4])])
+    @staticmethod
+    def _with_an_extra_call(path: Path) -> Path:
         data = json.loads(path.read_text())
         extra = json.loads(json.dumps(data["interactions"][0]))
         extra["call"] = 2
         data["interactions"].append(extra)
         path.write_text(json.dumps(data))
+        return path
+
+    def test_unplayed_calls_are_reported(self, tmp_path: Path) -> None:
+        path = self._with_an_extra_call(make(tmp_path / "r.json", [tool('{"name": "Alice", "age": 30}', [4])]))
         model, _ = run(path)
         assert model.unplayed() == [2]
         with pytest.raises(UnplayedCallsError, match=r"1 of 2 recorded model calls were never requested: call 2"):
             model.assert_all_played()
+
+    def test_unplayed_calls_warn_and_log_when_a_with_block_ends(self, tmp_path: Path, caplog) -> None:
+        path = self._with_an_extra_call(make(tmp_path / "r.json", [tool('{"name": "Alice", "age": 30}', [4])]))
+        caplog.set_level(logging.WARNING, logger="structsim_nb.replay")
+        with pytest.warns(UnplayedCallsWarning, match=r"1 of 2 recorded model calls were never requested") as seen:
+            with ReplayModel(path) as model:
+                Agent(model=model, system_prompt=SYSTEM, callback_handler=None)(
+                    "Alice is 30.", structured_output_model=Person
+                )
+        assert seen[0].filename == __file__  # points at the user's with statement, not at the library
+        assert "re-record to confirm: STRUCTSIM_NB_RECORD_MODE=rewrite" in str(seen[0].message)
+        assert "unplayed=<[2]> | recorded model calls were never requested" in caplog.text
+        with pytest.warns(UnplayedCallsWarning):
+            assert model.check_all_played() == [2]
+
+    def test_unplayed_calls_raise_when_strict_and_a_full_replay_is_silent(self, tmp_path: Path) -> None:
+        path = self._with_an_extra_call(make(tmp_path / "r.json", [tool('{"name": "Alice", "age": 30}', [4])]))
+        with pytest.raises(UnplayedCallsError, match="call 2"):
+            with ReplayModel(path, strict=True) as model:
+                Agent(model=model, system_prompt=SYSTEM, callback_handler=None)(
+                    "Alice is 30.", structured_output_model=Person
+                )
+        with pytest.raises(UnplayedCallsError, match="call 2"):  # open_model's replay mode is strict
+            with open_model(path, mode="replay") as model:
+                Agent(model=model, system_prompt=SYSTEM, callback_handler=None)(
+                    "Alice is 30.", structured_output_model=Person
+                )
+        complete = make(tmp_path / "complete.json", [tool('{"name": "Alice", "age": 30}', [4])])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with ReplayModel(complete) as model:
+                Agent(model=model, system_prompt=SYSTEM, callback_handler=None)(
+                    "Alice is 30.", structured_output_model=Person
+                )
+            assert model.check_all_played() == []
+
+    def test_an_error_in_the_with_block_is_not_masked_by_the_unplayed_report(self, tmp_path: Path) -> None:
+        path = make(tmp_path / "r.json", [tool('{"name": "Alice", "age": 30}', [4])])
+        with pytest.raises(ReplayMismatchError):
+            with ReplayModel(path, strict=True) as model:
+                Agent(model=model, system_prompt=SYSTEM, callback_handler=None)("Bob.", structured_output_model=Person)
+
+    def test_replay_errors_are_not_retried_as_throttling(self) -> None:
+        # strands retries ModelThrottledException with back-off; a replay error must fail at once
+        assert not issubclass(ReplayError, ModelThrottledException)
+        assert issubclass(ReplayMismatchError, ReplayError) and issubclass(ReplayExhaustedError, ReplayError)
 
     @pytest.mark.filterwarnings("ignore::DeprecationWarning")
     def test_deprecated_structured_output_api_is_refused(self, tmp_path: Path) -> None:
@@ -224,3 +326,44 @@ def test_first_difference() -> None:
     assert first_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}) == ("a[1].b", 2, 3)
     assert first_difference([1], [1, 2]) == ("[1]", "<missing>", 2)
     assert first_difference({"x": 1}, {"x": 1}) is None
+
+
+class TestNoLiveFallback:
+    def test_a_mismatch_in_once_mode_with_a_file_raises_and_never_builds_the_live_model(self, tmp_path: Path) -> None:
+        path = make(tmp_path / "r.json", [tool('{"name": "Alice", "age": 30}', [4])])
+        before = path.read_text()
+        built: list[str] = []
+
+        def live() -> Model:
+            built.append("live")
+            return Scripted([tool('{"name": "Bob", "age": 40}', [4])])
+
+        with pytest.raises(ReplayMismatchError, match="Replay never falls back to a live model"):
+            with open_model(path, mode="once", live=live) as model:
+                Agent(model=model, system_prompt=SYSTEM, callback_handler=None)(
+                    "Bob is 40.", structured_output_model=Person
+                )
+        assert built == [] and path.read_text() == before
+
+    def test_replay_opens_no_socket_and_reads_no_credentials(self, tmp_path: Path, monkeypatch) -> None:
+        path = make(tmp_path / "r.json", [text("Alice, 30."), tool('{"name": "Alice", "age": 30}', [9])])
+
+        def refuse(*args: Any, **kwargs: Any) -> None:
+            raise AssertionError("replay must not touch the network")
+
+        monkeypatch.setattr(socket.socket, "connect", refuse)
+        monkeypatch.setattr(socket, "create_connection", refuse)
+        for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+            monkeypatch.delenv(name, raising=False)
+        model, result = run(path)
+        assert result.structured_output == Person(name="Alice", age=30)
+        assert model.played == 2
+
+    def test_the_replay_model_takes_the_recorded_structured_output_flag(self, tmp_path: Path) -> None:
+        path = make(tmp_path / "r.json", [tool('{"name": "Alice", "age": 30}', [4])])
+        assert ReplayModel(path)._supports_structured_output is True  # Scripted sets it, like BedrockModel
+        data = json.loads(path.read_text())
+        data["provenance"]["supports_structured_output"] = False
+        path.write_text(json.dumps(data))
+        assert ReplayModel(path)._supports_structured_output is False
+        assert ReplayModel(path).config["model_id"] == "replay:scripted"
