@@ -241,11 +241,13 @@ def score_similarity(
 register_scorer("static_json", score_static_json)
 register_scorer("similarity", score_similarity, validate=_check_similarity)
 
-# The Agenta-style JSON scorers (structsim_nb.json_match). Imported here, after `ScoreResult`,
-# because json_match's scorer functions build it.
-from . import json_match as _json_match  # noqa: E402
+# The Agenta-style JSON scorers (structsim_nb.json_scorers). Imported here, after `ScoreResult`,
+# because those scorer functions build it.
+from . import json_scorers as _json_scorers  # noqa: E402
 
-register_scorer("exact_match", _json_match.score_exact_match, validate=_json_match.check_scorer_options)
-register_scorer("contains_json", _json_match.score_contains_json, validate=_json_match.check_scorer_options)
-register_scorer("json_field_match", _json_match.score_json_field_match, validate=_json_match.check_field_match_options)
-register_scorer("json_diff", _json_match.score_json_diff, validate=_json_match.check_scorer_options)
+register_scorer("exact_match", _json_scorers.score_exact_match, validate=_json_scorers.check_scorer_options)
+register_scorer("contains_json", _json_scorers.score_contains_json, validate=_json_scorers.check_scorer_options)
+register_scorer(
+    "json_field_match", _json_scorers.score_json_field_match, validate=_json_scorers.check_field_match_options
+)
+register_scorer("json_diff", _json_scorers.score_json_diff, validate=_json_scorers.check_scorer_options)

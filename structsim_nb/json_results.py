@@ -1,0 +1,165 @@
+"""What the JSON evaluators return: a `JsonMatchResult` per pair, with a `FieldResult` per field.
+
+`JsonMatchResult.to_metadata()` is the row metadata the evaluators write (`evaluated_by` is
+`json_match:<kind>`), in the shape `StructuredOutputReport.cases_frame()` and
+`non_matches_frame()` read beside the field-level evaluator's rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["EVALUATED_BY_PREFIX", "FieldResult", "JsonMatchResult", "python_eq_differs"]
+
+#: Prefix of `metadata["evaluated_by"]` on every row these evaluators write.
+EVALUATED_BY_PREFIX = "json_match:"
+
+#: Field status -> (confusion-matrix category, non-match kind or None when it is not a non-match).
+STATUS = {
+    "match": ("tp", None),
+    "missed": ("fn", "missed"),
+    "invented": ("fa", "invented"),
+    "wrong": ("fd", "wrong"),
+    "absent": ("tn", None),
+}
+
+
+@dataclass(frozen=True)
+class FieldResult:
+    """One compared field (a configured path, or a flattened leaf for diff and exact match).
+
+    Attributes:
+        path: The path as configured, or the rendered leaf path (`address.zip`, `items[0]`, `["a.b"]`).
+        status: `match`, `wrong` (both present, different), `missed` (only expected has it),
+            `invented` (only the output has it) or `absent` (neither side has it).
+        score: 1.0 or 0.0; None when the field was not scored (absent on both sides, by default).
+        expected: The ground-truth value (None when absent).
+        predicted: The output's value (None when absent).
+        reason: Why, in words; names the side a path did not resolve on and why.
+    """
+
+    path: str
+    status: str
+    score: float | None
+    expected: Any = None
+    predicted: Any = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class JsonMatchResult:
+    """The outcome of one JSON evaluator on one pair.
+
+    Attributes:
+        kind: `exact_match`, `contains_json`, `json_field_match` or `json_diff`.
+        score: In [0, 1]: 1/0 for exact match and contains JSON, the share of scored fields
+            that matched for multi-field match and diff.
+        passed: The pass decision (see each function for its rule).
+        reason: One line naming what failed, plus every note on where this differs from Agenta.
+        fields: Per-field detail, in path order.
+        field_scores: Score per configured path (multi-field), or the mean leaf score per
+            top-level key (diff); fields that were not scored are left out.
+        notes: The differences from Agenta that applied to this pair (also in `reason`).
+        error: `"unreadable"` when the output (or, in an evaluator row, the ground truth) could
+            not be read as JSON; None otherwise.
+    """
+
+    kind: str
+    score: float
+    passed: bool
+    reason: str
+    fields: tuple[FieldResult, ...] = ()
+    field_scores: Mapping[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    error: str | None = None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """`tp`/`fn`/`fa`/`fd`/`tn` over `fields`, as stickler counts them (tn: absent on both sides)."""
+        counts = dict.fromkeys(("tp", "fn", "fa", "fd", "tn"), 0)
+        for item in self.fields:
+            counts[STATUS[item.status][0]] += 1
+        return counts
+
+    def non_matches(self) -> list[dict[str, Any]]:
+        """The missed, invented and wrong fields as `StructuredOutputReport.non_matches_frame` records.
+
+        Returns:
+            `{path, kind, category, expected, predicted, similarity, reason}` per field, where
+            `similarity` is 0.0 for a wrong value and None for a missed or invented one.
+        """
+        records = []
+        for item in self.fields:
+            category, kind = STATUS[item.status]
+            if kind is None:
+                continue
+            records.append(
+                {
+                    "path": item.path,
+                    "kind": kind,
+                    "category": category,
+                    "expected": item.expected,
+                    "predicted": item.predicted,
+                    "similarity": 0.0 if kind == "wrong" else None,
+                    "reason": item.reason,
+                }
+            )
+        return records
+
+    def to_metadata(self) -> dict[str, Any]:
+        """The row metadata these evaluators write; plain JSON, so a report holding it saves."""
+        counts = self.counts
+        tp, fp, fn = counts["tp"], counts["fa"] + counts["fd"], counts["fn"]
+        metadata: dict[str, Any] = {
+            "evaluated_by": EVALUATED_BY_PREFIX + self.kind,
+            "field_scores": dict(self.field_scores),
+            "non_matches": self.non_matches(),
+            "fields": [
+                {
+                    "path": f.path,
+                    "status": f.status,
+                    "score": f.score,
+                    "expected": f.expected,
+                    "predicted": f.predicted,
+                    "reason": f.reason,
+                }
+                for f in self.fields
+            ],
+            "counts": counts,
+            # Undefined ratios are None (NaN in the frames), never a silent 0.0.
+            "precision": tp / (tp + fp) if tp + fp else None,
+            "recall": tp / (tp + fn) if tp + fn else None,
+            "f1": 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None,
+            "notes": list(self.notes),
+        }
+        if self.error is not None:
+            metadata["error"] = self.error
+        return _json_safe(metadata)
+
+
+def _json_safe(value: Any) -> Any:
+    """`value` with non-finite floats turned into strings, so pydantic can write it as JSON."""
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    return value
+
+
+def python_eq_differs(pairs: Iterable[FieldResult]) -> list[str]:
+    """Paths where Python `==` (Agenta's rule) and `same_value` disagree."""
+    differs = []
+    for item in pairs:
+        if item.status in ("match", "wrong"):
+            try:
+                python_eq = bool(item.expected == item.predicted)
+            except Exception:  # pragma: no cover - JSON values always compare
+                python_eq = False
+            if python_eq != (item.status == "match"):
+                differs.append(item.path)
+    return differs
