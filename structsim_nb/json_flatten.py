@@ -4,7 +4,9 @@ A leaf's path is a tuple of steps (keys and list indices), so a key holding a do
 never collides with a nested path (`("a", "b")`); `json_paths.render_path` writes it for people.
 
 Examples:
-    >>> flatten({"a": {"b": 1}, "c": [True]})
+    >>> flatten({"a": {"b": 1}, "c": [True], "d": []})
+    {('a', 'b'): 1, ('c', 0): True, ('d',): []}
+    >>> flatten({"a": {"b": 1}, "c": [True], "d": []}, keep_empty=False)
     {('a', 'b'): 1, ('c', 0): True}
 """
 
@@ -23,17 +25,27 @@ __all__ = ["Steps", "compare_leaves", "flatten", "fold_keys"]
 Steps = tuple[Any, ...]
 
 
-def flatten(value: Any, prefix: Steps = ()) -> dict[Steps, Any]:
-    """Leaves by path; an empty object or array is a leaf, so it is compared, not dropped."""
+def flatten(value: Any, prefix: Steps = (), *, keep_empty: bool = True) -> dict[Steps, Any]:
+    """Leaves by path: objects recurse by key, arrays by index; null is a leaf.
+
+    Args:
+        value: A JSON value.
+        prefix: The steps above `value`. Default `()` (the root).
+        keep_empty: An empty object or array, and a scalar root, is a leaf (at `()` for the
+            root), so it is compared rather than dropped. Default True. False is Agenta's
+            `_flatten_json`: only non-container leaves below the root are emitted.
+    """
     if isinstance(value, dict) and value:
         pairs: Iterable[tuple[Any, Any]] = value.items()
     elif isinstance(value, list) and value:
         pairs = enumerate(value)
-    else:
+    elif keep_empty:
         return {prefix: value}
+    else:
+        return {} if isinstance(value, (dict, list)) or not prefix else {prefix: value}
     flat: dict[Steps, Any] = {}
     for step, item in pairs:
-        flat.update(flatten(item, (*prefix, step)))
+        flat.update(flatten(item, (*prefix, step), keep_empty=keep_empty))
     return flat
 
 

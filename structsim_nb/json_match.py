@@ -97,9 +97,10 @@ def exact_match(actual: Any, expected: Any, *, ignore_case: bool = False, strip:
         strip: Ignore leading and trailing whitespace of strings, at any depth. Default False.
 
     Returns:
-        Score 1.0 and passed when equal, else 0.0. Two strings compare as text. When one side
-        is text and the other structured, the text is read as JSON (the output through
-        `parse_answer`, the ground truth through `json.loads`) and the values compared. Values
+        Score 1.0 and passed when equal, else 0.0. Two strings compare as text, exactly (no
+        trimming or case folding unless asked). When one side is text and the other structured,
+        the whole text is read with `json.loads` (JSON inside prose or a fence is not equal;
+        such output scores 0 with `error="unreadable"`) and the values compared. Values
         compare by `same_value` (`{"a": 1}` equals `{"a": 1.0}`; equal lists and numbers are
         equal). For two containers, `fields` lists every differing leaf.
 
@@ -122,15 +123,22 @@ def exact_match(actual: Any, expected: Any, *, ignore_case: bool = False, strip:
                 pass
         else:
             gt = read_expected(gt)
-        read = read_output(actual)
-        if not read.ok and isinstance(gt, str):
-            read = JsonRead(True, actual if isinstance(actual, str) else str(actual), "text")
-        if not read.ok:
-            reason = _join(f"not equal: {read.message}", [])
-            return JsonMatchResult("exact_match", 0.0, False, reason, error="unreadable")
-        out = read.value
-        if read.how not in ("value", "model", "text", "json"):
-            how = f"output read as {read.how}"
+        if isinstance(actual, str):  # the ground truth is structured: the whole text must be JSON
+            try:
+                out = json.loads(actual)
+            except json.JSONDecodeError as exc:
+                reason = (
+                    f"not equal: output is not JSON text ({exc.msg}); exact match reads only a whole-text JSON "
+                    "value, not one embedded in prose or a fenced block"
+                )
+                return JsonMatchResult("exact_match", 0.0, False, reason, error="unreadable")
+        else:
+            read = read_output(actual)
+            if not read.ok and isinstance(gt, str):
+                read = JsonRead(True, str(actual), "text")
+            if not read.ok:
+                return JsonMatchResult("exact_match", 0.0, False, f"not equal: {read.message}", error="unreadable")
+            out = read.value
     equal = same_value(gt, out, ignore_case=ignore_case, strip=strip)
     fields: list[FieldResult] = []
     if isinstance(gt, (dict, list)) and isinstance(out, (dict, list)):
@@ -138,7 +146,8 @@ def exact_match(actual: Any, expected: Any, *, ignore_case: bool = False, strip:
         def agree(e: Any, p: Any) -> bool:
             return same_value(e, p, ignore_case=ignore_case, strip=strip)
 
-        fields = [item for _, item in compare_leaves(flatten(gt), flatten(out), agree=agree, extras=True)]
+        pairs = compare_leaves(flatten(gt), flatten(out), agree=agree, extras=True)
+        fields = [item for _, item in pairs]
     elif not equal:
         fields = [FieldResult("$", "wrong", 0.0, gt, out, f"expected {short(gt)}, got {short(out)}")]
     agenta = _agenta_exact(actual, expected)
@@ -231,6 +240,25 @@ def contains_json(actual: Any) -> JsonMatchResult:
     return JsonMatchResult("contains_json", float(found), found, _join(head, notes), fields, {}, tuple(notes))
 
 
+def _literal_first(path: FieldPath, gt: Any, out: Any, notes: list[str]) -> FieldPath:
+    """A dotted path that is literally a top-level key (`"a.b"`) on either side, as that key on both.
+
+    Agenta reads the literal key first on each side, so a literal key on one side and the nested
+    path on the other compare with each other; here both sides use the same reading.
+    """
+    if path.syntax != "dot" or len(path.steps) < 2 or any(kind != "either" for kind, _ in path.steps):
+        return path
+    if not any(isinstance(data, dict) and path.text in data for data in (gt, out)):
+        return path
+    if any(resolve_path(path, data)[0] for data in (gt, out) if data is not None):
+        nested = "".join(f"[{json.dumps(token)}]" if i else token for i, (_, token) in enumerate(path.steps))
+        notes.append(
+            f"{path.text}: read as the literal key {path.text!r} on both sides, as Agenta reads it; the nested "
+            f"path exists too, address it as {nested} or /{'/'.join(str(token) for _, token in path.steps)}"
+        )
+    return FieldPath(path.text, "dot", (("key", path.text),))
+
+
 def json_field_match(
     actual: Any,
     expected: Any,
@@ -247,6 +275,8 @@ def json_field_match(
         fields: Paths in dot notation (`address.city`, `items[0].name`, `items.0`, `["a.b"]`),
             JSON Path (`$.items[-1]`, `$..city`) or JSON Pointer (`/address/city`); see
             `parse_field_path`. A JSON Path with several matches resolves to the list of them.
+            A dotted path that is literally a top-level key on either side (`"a.b"`) reads
+            that key on both sides, as Agenta does; `a["b"]` or `/a/b` always nests.
         both_absent: A field that resolves on neither side: `"skip"` (default) leaves it
             out of the aggregate, `"match"` scores it 1.0 (Agenta), `"miss"` scores it 0.0.
         threshold: The aggregate at or above which the pair passes. Default None, meaning 1.0
@@ -278,24 +308,15 @@ def json_field_match(
     if read.ok and isinstance(read.value, list):
         notes.append("output is a JSON array and paths resolve into it (Agenta scores every field 0)")
     results: list[FieldResult] = []
+    if read.ok and read.how not in ("value", "model", "json"):
+        notes.append(f"output read as {read.how} (Agenta reads only whole-text JSON and scores every field 0)")
     for path in paths:
+        path = _literal_first(path, gt, read.value, notes)
         e_found, e_value, e_why = resolve_path(path, gt)
         if read.ok:
             a_found, a_value, a_why = resolve_path(path, read.value)
         else:
             a_found, a_value, a_why = False, None, read.message
-        if path.syntax == "dot" and not (e_found and a_found):
-            literal = [
-                side
-                for side, data in (("expected", gt), ("output", read.value))
-                if isinstance(data, dict) and path.text in data
-            ]
-            if literal and "." in path.text:
-                notes.append(
-                    f"{path.text}: a key literally named {path.text!r} exists in {' and '.join(literal)}; dot paths "
-                    f"always nest, address it as [{json.dumps(path.text)}] or /{path.text} "
-                    "(Agenta reads the literal key)"
-                )
         if e_found and a_found:
             equal = same_value(e_value, a_value)
             reason = "equal" if equal else f"expected {short(e_value)}, got {short(a_value)}"
@@ -346,6 +367,13 @@ def json_field_match(
     )
 
 
+def _schema_type(value: Any) -> str:
+    """The type `compare_schema_only` compares: `json_type`, with integer and float apart (Agenta's Python types)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "integer"
+    return "float" if isinstance(value, float) else json_type(value)
+
+
 def json_diff(
     actual: Any,
     expected: Any,
@@ -354,6 +382,7 @@ def json_diff(
     case_insensitive_keys: bool = False,
     penalize_extra_keys: bool = False,
     skip_nulls: bool = False,
+    compare_empty_containers: bool = False,
     threshold: float | None = None,
 ) -> JsonMatchResult:
     """The share of ground-truth leaves the output matches (Agenta's JSON Diff Match).
@@ -364,8 +393,9 @@ def json_diff(
     Args:
         actual: The agent output: JSON data, text (read by `parse_answer`), a model or an `AgentResult`.
         expected: The ground truth: JSON data, or JSON text.
-        compare_schema_only: Agree means the same JSON type (null, boolean, number, string,
-            array, object; `5` and `5.0` are both numbers), not the same value. Default False.
+        compare_schema_only: Agree means the same type, not the same value: null, boolean,
+            integer, float, string, array, object (as Agenta: `5` and `5.0` differ, `True` and
+            `1` differ). Default False.
         case_insensitive_keys: Fold key case on both sides and in the key set. Two ground-truth
             keys that fold together are an error; two output keys that do score that leaf 0.
             Default False.
@@ -375,12 +405,15 @@ def json_diff(
         skip_nulls: Leave out leaves that are null in the ground truth (and, with
             `penalize_extra_keys`, extra null leaves of the output). Default False: null
             equals null.
+        compare_empty_containers: Treat an empty object or array (and a scalar ground truth)
+            as a leaf to compare. Default False: as Agenta, they have no leaves, so
+            `{"a": 1, "tags": []}` scores only `a`, and `{}` against anything scores 0.
         threshold: The score at or above which the pair passes. Default None, meaning 0.5;
             any number in [0, 1], including 0 and the integers 0 and 1.
 
     Returns:
-        `score` in [0, 1] (0.0 when no leaf was scored); `fields` per leaf; `field_scores`
-        the mean leaf score per top-level key (`$` for a scalar ground truth). Output that is
+        `score` in [0, 1] (0.0 and not passed when the key set is empty, as Agenta); `fields`
+        per leaf; `field_scores` the mean leaf score per top-level key. Output that is
         not JSON scores 0 with `error="unreadable"` and never passes; it does not raise.
 
     Raises:
@@ -392,7 +425,8 @@ def json_diff(
     gt = read_expected(expected)
     read = read_output(actual)
     notes: list[str] = []
-    g_flat, o_flat = flatten(gt), (flatten(read.value) if read.ok else {})
+    keep = compare_empty_containers
+    g_flat, o_flat = flatten(gt, keep_empty=keep), (flatten(read.value, keep_empty=keep) if read.ok else {})
     names: dict[Steps, Steps] = {}
     ambiguous: dict[Steps, list[Steps]] = {}
     if case_insensitive_keys:
@@ -412,7 +446,7 @@ def json_diff(
             )
 
     def agree(e: Any, p: Any) -> bool:
-        return json_type(e) == json_type(p) if compare_schema_only else same_value(e, p)
+        return _schema_type(e) == _schema_type(p) if compare_schema_only else same_value(e, p)
 
     pairs = compare_leaves(
         g_flat,
@@ -433,16 +467,14 @@ def json_diff(
     passed = read.ok and bool(results) and score >= bar  # unreadable output never passes
     if not read.ok:
         notes.append("non-JSON output scores 0 (Agenta raises an error)")
+    elif read.how not in ("value", "model", "json"):
+        notes.append(f"output read as {read.how} (Agenta raises on anything but whole-text JSON)")
     if any(item.status == "match" and item.expected is None for item in results):
         notes.append("null equals null (Agenta scores null leaves 0)")
-    if any(isinstance(value, (dict, list)) for value in (*g_flat.values(), *o_flat.values())):
+    if keep and any(isinstance(value, (dict, list)) or () in g_flat for value in (*g_flat.values(), *o_flat.values())):
         notes.append("empty objects and arrays are compared as values (Agenta drops them)")
     if any(isinstance(step, str) and "." in step for key in g_flat for step in names.get(key, key)):
         notes.append("keys containing '.' stay distinct from nested paths (Agenta's flattening lets them collide)")
-    if compare_schema_only and any(
-        item.status == "match" and type(item.expected) is not type(item.predicted) for item in results
-    ):
-        notes.append("int and float are both 'number' in schema mode (Agenta compares Python types)")
     if not compare_schema_only:
         differs = python_eq_differs(results)
         if differs:
@@ -454,7 +486,10 @@ def json_diff(
     if not read.ok:
         head = f"{read.message}; score 0"
     elif not results:
-        head = "no leaf to compare; nothing was scored"
+        head = (
+            "the ground truth has no leaf to compare (it is empty, holds only empty objects or arrays, or is a "
+            "scalar); score 0, as Agenta"
+        )
     else:
         failed = [item.path for item in results if item.status != "match"]
         head = f"{matched} of {len(results)} leaves agree (score {score:.2f}, threshold {bar:.2f})"
@@ -600,6 +635,7 @@ class JsonDiff(_JsonMatchEvaluator):
         case_insensitive_keys: Fold key case on both sides. Default False.
         penalize_extra_keys: Count leaves only the output has as misses. Default False.
         skip_nulls: Leave out null ground-truth leaves. Default False.
+        compare_empty_containers: Compare empty objects and arrays as leaves. Default False (Agenta).
         threshold: Score needed to pass. Default None (0.5).
         name: Evaluator name in the report. Default None (the class name).
 
@@ -616,11 +652,13 @@ class JsonDiff(_JsonMatchEvaluator):
         case_insensitive_keys: bool = False,
         penalize_extra_keys: bool = False,
         skip_nulls: bool = False,
+        compare_empty_containers: bool = False,
         threshold: float | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
         check_threshold(threshold, 0.5)
+        self.compare_empty_containers = compare_empty_containers
         self.compare_schema_only = compare_schema_only
         self.case_insensitive_keys = case_insensitive_keys
         self.penalize_extra_keys = penalize_extra_keys
@@ -635,5 +673,6 @@ class JsonDiff(_JsonMatchEvaluator):
             case_insensitive_keys=self.case_insensitive_keys,
             penalize_extra_keys=self.penalize_extra_keys,
             skip_nulls=self.skip_nulls,
+            compare_empty_containers=self.compare_empty_containers,
             threshold=self.threshold,
         )

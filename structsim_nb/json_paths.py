@@ -57,18 +57,20 @@ def parse_field_path(text: str) -> FieldPath:
     Args:
         text: `$...` is JSON Path (jsonpath-ng's extended grammar: wildcards, `..`, filters,
             negative indices). `/...` is a JSON Pointer (RFC 6901: `~1` is `/`, `~0` is `~`).
-            Anything else is dot notation: segments separated by `.`; a segment that is an
-            integer indexes a list (a key on an object); `[i]` indexes a list (negative counts
-            from the end); `["key"]` or `['key']` is a literal key, for keys holding dots,
-            brackets, quotes or edge spaces.
+            Anything else is dot notation: segments separated by `.` (empty ones are dropped,
+            as Agenta does: `a..b` is `a.b`, `.name` is `name`); a segment that is an integer
+            indexes a list (a key on an object); `[i]` indexes a list (negative counts from
+            the end); `["key"]` or `['key']` is a literal key, for keys holding dots, brackets,
+            quotes or edge spaces.
 
     Returns:
         The parsed `FieldPath`.
 
     Raises:
         FieldPathError: If the path is empty, not a string, has leading or trailing whitespace,
-            an empty dot segment (`a..b`, `.a`, `a.`), an unclosed bracket or quote, an invalid
-            JSON Path, or a `~` escape other than `~0`/`~1` in a pointer. The message names the path.
+            names no field (`.`), has an unclosed bracket or quote or a bad bracket (`a[x]`),
+            is an invalid JSON Path, or has a `~` escape other than `~0`/`~1` in a pointer.
+            The message names the path.
 
     Examples:
         >>> parse_field_path('items[0]["a.b"]').steps
@@ -142,9 +144,7 @@ def _dot_steps(text: str) -> tuple[tuple[str, Any], ...]:
                     'or a quoted key (["a.b"])'
                 )
             i, need_segment = close + 1, False
-        elif char == ".":
-            if need_segment:
-                raise FieldPathError(f"field path {text!r} has an empty segment; write 'a.b', not 'a..b', '.a' or 'a.'")
+        elif char == ".":  # an empty segment (`a..b`, `.a`, `a.`) is dropped, as Agenta does
             i, need_segment = i + 1, True
         else:
             if not need_segment:
@@ -160,8 +160,8 @@ def _dot_steps(text: str) -> tuple[tuple[str, Any], ...]:
                 )
             steps.append(("either", segment))
             i, need_segment = end, False
-    if need_segment:
-        raise FieldPathError(f"field path {text!r} ends with '.'; remove it or name the field after it")
+    if not steps:
+        raise FieldPathError(f"field path {text!r} names no field; write a key, e.g. 'name' or 'address.city'")
     return tuple(steps)
 
 

@@ -3,7 +3,8 @@
 Module-level functions with the `structsim_nb.scorers.Scorer` signature (picklable, no state);
 `scorers.py` registers them under `SCORER_NAMES`. Options arrive as plain strings, numbers and
 lists from the command line: `fields`, `threshold`, `both_absent`, `compare_schema_only`,
-`case_insensitive_keys`, `penalize_extra_keys`, `skip_nulls`, `ignore_case`, `strip`.
+`case_insensitive_keys`, `penalize_extra_keys`, `skip_nulls`, `compare_empty_containers`, `ignore_case`,
+`strip`.
 """
 
 from __future__ import annotations
@@ -132,6 +133,7 @@ def score_json_diff(
         case_insensitive_keys=bool(options.get("case_insensitive_keys")),
         penalize_extra_keys=bool(options.get("penalize_extra_keys")),
         skip_nulls=bool(options.get("skip_nulls")),
+        compare_empty_containers=bool(options.get("compare_empty_containers")),
         threshold=options.get("threshold"),
     )
     return _result("json_diff", result)

@@ -56,7 +56,7 @@ class TestSeedExample:
 
 
 class TestFieldMatch:
-    @pytest.mark.parametrize("fields", [["a..b"], [" name"], ["$items"], [], ["a", "a"]])
+    @pytest.mark.parametrize("fields", [["a[0"], [" name"], ["$items"], [], ["a", "a"]])
     def test_bad_paths_fail_at_construction(self, fields):
         with pytest.raises(FieldPathError):
             JsonFieldMatch(fields)
@@ -99,17 +99,40 @@ class TestFieldMatch:
         with pytest.raises(ValueError):
             JsonFieldMatch(["a"], both_absent="maybe")
 
+    @pytest.mark.parametrize(
+        ("out", "score"),
+        [
+            ({"tags": ["x", "y"], "n": 30, "f": 1}, 1.0),
+            ({"tags": ["y", "x"], "n": 30, "f": 1.0}, 2 / 3),  # arrays whole, by position; 1 == 1.0
+            ({"tags": ["x", "y"], "n": "30", "f": 1}, 2 / 3),  # no string/number coercion
+            ({"tags": ["x", "y"], "n": 30, "f": 1, "extra": 1}, 1.0),
+        ],
+    )
+    def test_values_compare_exactly(self, out, score):
+        gt = {"tags": ["x", "y"], "n": 30, "f": 1}
+        assert json_field_match(out, gt, fields=["tags", "n", "f"]).score == pytest.approx(score)
+
+    def test_values_are_case_sensitive(self):
+        assert json_field_match({"c": "paris"}, {"c": "Paris"}, fields=["c"]).score == 0.0
+        assert json_field_match({"c": "Paris "}, {"c": "Paris"}, fields=["c"]).score == 0.0
+
     def test_list_too_short(self):
         result = json_field_match({"items": [1]}, {"items": [1, 2, 3]}, fields=["items[2]", "items.5"])
         missed, absent = result.fields
         assert missed.status == "missed" and "index 2 is out of range (the list has 1 items)" in missed.reason
         assert absent.status == "absent" and "out of range" in absent.reason
 
-    def test_dotted_key_is_explained(self):
+    def test_dotted_key_reads_the_literal_key_on_both_sides(self):
         data = {"a.b": 1}
-        result = json_field_match(data, data, fields=["a.b", '["a.b"]'])
-        assert [f.status for f in result.fields] == ["absent", "match"]
-        assert "a key literally named 'a.b' exists" in result.reason and '["a.b"]' in result.reason
+        result = json_field_match(data, data, fields=["a.b", '["a.b"]', "/a.b"])
+        assert [f.status for f in result.fields] == ["match"] * 3  # as Agenta: the literal key first
+        assert json_field_match({"a.b": 2}, data, fields=["a.b"]).score == 0.0
+        # Agenta would compare the literal key on one side with the nested path on the other.
+        crossed = json_field_match({"a": {"b": 1}}, data, fields=["a.b"])
+        assert crossed.fields[0].status == "missed" and "read as the literal key 'a.b'" in crossed.reason
+        both = {"a.b": 1, "a": {"b": 2}}
+        assert json_field_match(both, both, fields=["a.b"]).fields[0].expected == 1
+        assert json_field_match(both, both, fields=['a["b"]']).fields[0].expected == 2
 
     def test_array_output_and_ground_truth(self):
         result = json_field_match([{"n": 1}], [{"n": 1}], fields=["$[0].n", "/0/n", "[0].n"])
@@ -131,6 +154,7 @@ class TestFieldMatch:
         text = "Here you go:\n```json\n" + json.dumps(SEED_OUT) + "\n```"
         result = json_field_match(text, SEED_GT, fields=SEED_FIELDS)
         assert result.score == 0.5 and "(output read as fenced)" in result.reason
+        assert "Agenta reads only whole-text JSON and scores every field 0" in result.reason
 
     def test_model_output(self):
         class Person(BaseModel):
@@ -170,12 +194,20 @@ class TestJsonDiff:
         skipped = json_diff({"a": 5, "b": 1}, {"a": None, "b": 1}, skip_nulls=True)
         assert skipped.score == 1.0 and [f.path for f in skipped.fields] == ["b"]
 
-    def test_empty_containers_are_values(self):
-        assert json_diff({}, {}).score == 1.0
-        assert json_diff({"a": []}, {"a": []}).score == 1.0
-        result = json_diff({"a": [1]}, {"a": []})
+    def test_empty_containers_have_no_leaves_as_in_agenta(self):
+        assert json_diff({"a": 1, "tags": ["x"]}, {"a": 1, "tags": []}).score == 1.0
+        assert json_diff({"a": 1}, {"a": 1, "b": {}}).score == 1.0
+        for gt in ({}, {"a": []}, {"a": {}}):
+            result = json_diff(gt, gt)
+            assert (result.score, result.passed) == (0.0, False) and "no leaf to compare" in result.reason
+
+    def test_empty_containers_as_values_on_request(self):
+        assert json_diff({}, {}, compare_empty_containers=True).score == 1.0
+        assert json_diff({"a": []}, {"a": []}, compare_empty_containers=True).score == 1.0
+        result = json_diff({"a": [1]}, {"a": []}, compare_empty_containers=True)
         assert result.score == 0.0 and result.fields[0].status == "wrong"
         assert "Agenta drops them" in result.reason
+        assert JsonDiff(compare_empty_containers=True).compare_empty_containers
 
     def test_shape_mismatch_is_wrong_not_missed(self):
         result = json_diff({"a": 5}, {"a": {"b": 1}})
@@ -199,10 +231,19 @@ class TestJsonDiff:
         assert result.score == 0.0 and "differ only in case" in result.fields[0].reason
 
     def test_schema_only(self):
-        gt = {"n": 5, "s": "x", "b": True, "z": None}
-        result = json_diff({"n": 5.5, "s": "y", "b": False, "z": None}, gt, compare_schema_only=True)
-        assert result.score == 1.0 and "both 'number' in schema mode" in result.reason
-        assert json_diff({"n": True, "s": 1, "b": 0, "z": "x"}, gt, compare_schema_only=True).score == 0.0
+        gt = {"n": 5, "f": 1.5, "s": "x", "b": True, "z": None, "l": [1]}
+        out = {"n": 7, "f": 2.0, "s": "y", "b": False, "z": None, "l": [9]}
+        assert json_diff(out, gt, compare_schema_only=True).score == 1.0
+        wrong = {"n": 5.0, "f": 2, "s": 1, "b": 0, "z": "x", "l": ["a"]}  # int vs float differ, as in Agenta
+        assert json_diff(wrong, gt, compare_schema_only=True).score == 0.0
+        assert json_diff({"n": 5.0}, {"n": 5}).score == 1.0  # values: 5 == 5.0
+
+    def test_values_are_case_sensitive(self):
+        assert json_diff({"c": "paris"}, {"c": "Paris"}, case_insensitive_keys=True).score == 0.0
+
+    def test_text_output_read_by_the_parser_is_noted(self):
+        result = json_diff('Result:\n```json\n{"a": 1}\n```', {"a": 1})
+        assert result.score == 1.0 and "Agenta raises on anything but whole-text JSON" in result.reason
 
     def test_threshold(self):
         assert not json_diff({"a": 0}, {"a": 1}).passed
@@ -227,7 +268,8 @@ class TestJsonDiff:
         assert "stay distinct from nested paths" in result.reason
 
     def test_scalar_ground_truth(self):
-        assert json_diff("5", 5).score == 1.0
+        assert (json_diff("5", 5).score, json_diff("5", '"5"').passed) == (0.0, False)  # no leaves, as Agenta
+        assert json_diff("5", 5, compare_empty_containers=True).score == 1.0
         with pytest.raises(GroundTruthError):
             json_diff({"a": 1}, "not json")
 
@@ -236,6 +278,9 @@ class TestExactMatch:
     def test_text(self):
         assert exact_match("Paris", "Paris").score == 1.0
         assert exact_match("Paris ", "Paris").score == 0.0
+        assert exact_match("paris", "Paris").score == 0.0
+        assert exact_match("hello  world", "hello world").score == 0.0
+        assert exact_match('{"a":1}', '{"a": 1}').score == 0.0  # two strings compare as text
         assert exact_match("Paris ", "paris", strip=True, ignore_case=True).score == 1.0
 
     def test_values(self):
@@ -244,11 +289,20 @@ class TestExactMatch:
         assert exact_match([1, 2], [1, 2]).passed
         assert exact_match(5, 5.0).passed
         assert not exact_match(True, 1).passed
+        assert not exact_match({"a": True}, {"a": 1}).passed
+        assert exact_match({"b": {"y": 1, "x": 2}, "a": 1}, {"a": 1, "b": {"x": 2, "y": 1}}).passed  # key order
+        assert not exact_match([1, 2], [2, 1]).passed
 
     def test_text_against_structure(self):
         result = exact_match('{"a": 1}', {"a": 1})
         assert result.passed and "Agenta scores False: it never parses strings" in result.reason
         assert exact_match({"a": 1}, '{"a": 1}').passed
+
+    @pytest.mark.parametrize("text", ['The answer is {"a": 1}', '```json\n{"a": 1}\n```', "{'a': 1}"])
+    def test_only_whole_text_json_is_read(self, text):
+        result = exact_match(text, {"a": 1})
+        assert not result.passed and result.error == "unreadable" and "whole-text JSON" in result.reason
+        assert exact_match(' {"a": 1}\n', {"a": 1}).passed
 
     def test_non_json_text_against_structure(self):
         result = exact_match("no idea", {"a": 1})
@@ -269,6 +323,9 @@ class TestContainsJson:
             ("[1,2,3]", True, "misses arrays"),
             ('```json\n{"a": 1}\n```', True, None),
             ("{}", True, None),
+            ('[{"a":1}]', True, None),
+            ('{"a": NaN}', True, None),
+            ('{"a": 1', False, None),
             ("{'a': 1}", False, None),
             ("The answer is 34.", False, None),
             ("nothing here", False, None),

@@ -11,6 +11,7 @@ from structsim_nb.json_paths import parse_field_path, parse_fields, render_path,
 class TestPathFormats:
     DATA = {
         "items": [{"name": "a", "tags": ["x", "y"]}, {"name": "b"}],
+        "": None,
         "a.b": "literal",
         "a": {"b": "nested"},
         "0": "zero-key",
@@ -27,6 +28,11 @@ class TestPathFormats:
             ("items[-1].name", "b"),
             ("items.-1.name", "b"),
             ("items[0].tags[1]", "y"),
+            ("items..0.name", "a"),  # empty segments are dropped, as Agenta does
+            (".a.b", "nested"),
+            ("a.b.", "nested"),
+            ("$", DATA),
+            ("/", None),
             ("a.b", "nested"),
             ('["a.b"]', "literal"),
             ("['a.b']", "literal"),
@@ -49,7 +55,7 @@ class TestPathFormats:
 
     @pytest.mark.parametrize(
         "path",
-        ["", " name", "name ", "a..b", ".a", "a.", "a[0", "a[x]", "a[0]b", '["a.b]', "$items", "$.", "$.a b", "/t~2"],
+        ["", " name", "name ", ".", "..", "a[0", "a[x]", "a[0]b", '["a.b]', "$items", "$.", "$.a b", "/t~2"],
     )
     def test_malformed_path_is_an_error_at_construction(self, path):
         with pytest.raises(FieldPathError) as info:
