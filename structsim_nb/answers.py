@@ -39,7 +39,7 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FORMS", "ParsedAnswer", "parse_answer"]
+__all__ = ["FORMS", "ParsedAnswer", "parse_answer", "strip_think"]
 
 #: Every value `ParsedAnswer.form` can take.
 FORMS: tuple[str, ...] = ("json", "python_literal", "fenced", "prefixed", "embedded", "count", "none")
@@ -58,7 +58,10 @@ _OPEN_FOR = {"}": "{", "]": "[", ")": "("}
 _NUMBER = r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _WHOLE_NUMBER = re.compile(rf"\s*({_NUMBER})\s*")
 _LABELLED = re.compile(rf"\b(?:final answer|answer|count|total|result)\s*(?:is|was|:|=)\s*(?:\*+\s*)?({_NUMBER})", re.I)
-_LAST_LINE_NUMBER = re.compile(rf"[ \t*]*({_NUMBER})[ \t*]*\.?[ \t]*")
+# A last line that is a number, optionally labelled (AssetOpsBench PR #495: `Final Answer 34`, `count: 7`).
+_LAST_LINE_NUMBER = re.compile(
+    rf"[ \t*]*(?:(?:final answer|answer|count|result|total)[ \t*]*(?:is|:)?[ \t*]*)?({_NUMBER})[ \t*]*\.?[ \t]*", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -186,24 +189,52 @@ def _result(form: str, text: str, start: int, end: int, value: Any, syntax: str,
     return ParsedAnswer(form, value, syntax, (start, end), snippet, message)
 
 
-def _blank_think(text: str) -> str:
-    """Replace each closed `<think ...>...</think>` block with spaces, keeping offsets and newlines."""
+def strip_think(text: str) -> str:
+    """`text` without its closed `<think ...>...</think>` blocks, stripped (as AssetOpsBench does).
+
+    An unclosed `<think>` is kept. Linear time: one `find` per block, no backtracking.
+
+    Examples:
+        >>> strip_think("<think>draft {'a': 1}</think> {'a': 2} ")
+        "{'a': 2}"
+    """
+    return _blank_think(text, blank=False).strip()
+
+
+def _think_spans(text: str) -> list[tuple[int, int]]:
+    """`(start, end)` of each closed `<think\\b[^>]*>...</think>` block, in order."""
     lower = text.lower()
-    pieces: list[str] = []
+    spans: list[tuple[int, int]] = []
     position = 0
     while True:
         start = lower.find("<think", position)
         if start < 0:
             break
-        close = lower.find("</think>", start)
+        after = lower[start + 6 : start + 7]
+        if after and (after.isalnum() or after == "_"):
+            position = start + 6
+            continue
+        tag_end = lower.find(">", start)
+        close = lower.find("</think>", tag_end) if tag_end >= 0 else -1
         if close < 0:
             break
-        end = close + len("</think>")
-        pieces.append(text[position:start])
-        pieces.append("".join("\n" if char == "\n" else " " for char in text[start:end]))
-        position = end
-    if not pieces:
+        spans.append((start, close + len("</think>")))
+        position = close + len("</think>")
+    return spans
+
+
+def _blank_think(text: str, *, blank: bool = True) -> str:
+    """Replace each closed `<think ...>...</think>` block with spaces (keeping offsets and newlines), or drop it."""
+    spans = _think_spans(text)
+    if not spans:
         return text
+    pieces: list[str] = []
+    position = 0
+    for start, end in spans:
+        pieces.append(text[position:start])
+        if blank:
+            pieces.append("".join("\n" if char == "\n" else " " for char in text[start:end]))
+        position = end
     pieces.append(text[position:])
     return "".join(pieces)
 

@@ -7,7 +7,9 @@ Exit codes: 0 ok, 1 the run finished but something failed, 2 bad input, 3 runtim
 from __future__ import annotations
 
 import argparse
+import datetime
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -167,7 +169,7 @@ def _record_inputs(args: argparse.Namespace, previous: object) -> tuple[str, str
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     from .errors import FieldPathError, SchemaLoadError, UnknownScorerError
-    from .trajectories import run_evaluation
+    from .trajectories import read_scenario_ids, run_evaluation
 
     options = {"schema": args.schema} if args.schema else {}
     # Options of the JSON match scorers (structsim_nb.json_match); only those given are passed.
@@ -192,6 +194,12 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             print(f"error: could not reach the Dask scheduler at {args.scheduler}: {exc}", file=sys.stderr)
             return EXIT_RUNTIME_ERROR
         executor = client.get_executor()
+    generated_at = None  # reports stay byte-identical unless a time is asked for
+    if args.timestamp:
+        generated_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    elif os.environ.get("SOURCE_DATE_EPOCH", "").strip().isdigit():
+        epoch = int(os.environ["SOURCE_DATE_EPOCH"])
+        generated_at = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).isoformat(timespec="seconds")
     try:
         run = run_evaluation(
             args.trajectories,
@@ -202,6 +210,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             workers=args.workers,
             executor=executor,
+            scenario_ids=read_scenario_ids(args.scenario_ids) if args.scenario_ids else None,
+            generated_at=generated_at,
         )
     except (
         UnknownScorerError,
@@ -217,7 +227,19 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         if client is not None:
             client.close()
     aggregate = run.aggregate
-    results = pd.DataFrame(aggregate["results"], columns=["report", "scenario_id", "status", "passed", "score"])
+    results = pd.DataFrame(
+        [
+            {
+                "report": r["report"],
+                "scenario_id": r["scenario_id"],
+                "status": r["status"],
+                "passed": r["score"]["passed"],
+                "score": r["score"]["score"],
+            }
+            for r in aggregate["results"]
+        ],
+        columns=["report", "scenario_id", "status", "passed", "score"],
+    )
     print(_table(results) if len(results) else "no trajectory joined a scenario")
     for label, key, column in (
         ("Unmatched trajectories", "unmatched_trajectories", "file"),
@@ -234,12 +256,13 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     totals = aggregate["totals"]
     rate = "n/a" if totals["pass_rate"] is None else f"{totals['pass_rate']:.1%}"
     print(
-        f"\n{totals['pairs']} runs scored with {aggregate['scorer']}: {totals['passed']} passed ({rate}), "
+        f"\n{totals['scenarios']} runs scored with {aggregate['scorer']}: {totals['passed']} passed ({rate}), "
         f"{totals['errors']} errors, {len(aggregate['unmatched_trajectories'])} unmatched trajectories, "
         f"{len(aggregate['unmatched_scenarios'])} unmatched scenarios"
     )
+    print(f"Reports written: {len(run.report_paths)} in {run.aggregate_path.parent}")
     print(f"Aggregate report written: {run.aggregate_path}")
-    clean = totals["passed"] == totals["pairs"] and not (
+    clean = totals["passed"] == totals["scenarios"] and not (
         aggregate["unmatched_trajectories"] or aggregate["unmatched_scenarios"] or aggregate["problems"]
     )
     return EXIT_OK if clean else EXIT_FAILURES
@@ -334,10 +357,31 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit 0 when every run passed and everything joined, 1 otherwise, 2 on bad input.",
     )
     evaluate.add_argument("--trajectories", required=True, help="folder of trajectory *.json files, or one file")
-    evaluate.add_argument("--scenarios", required=True, help="folder of scenario_<id> folders")
+    evaluate.add_argument(
+        "--scenarios",
+        required=True,
+        nargs="+",
+        help="folders of scenario_<id> folders and/or scenario files (.json, .jsonl)",
+    )
+    evaluate.add_argument(
+        "--scenario-ids",
+        metavar="SELECTOR",
+        help="score only these scenarios: ids separated by ',' or '+' (11,12,34), or a file of ids",
+    )
+    evaluate.add_argument(
+        "--timestamp",
+        action="store_true",
+        help="put the current UTC time in _aggregate.json generated_at (default: null, or SOURCE_DATE_EPOCH if set, "
+        "so reports are byte-identical across runs)",
+    )
+    evaluate.add_argument(
+        "-v", "--verbose", action="count", default=argparse.SUPPRESS, help="log more (-v info, -vv debug)"
+    )
     evaluate.add_argument("--reports-dir", default="reports", help="where reports go (default: %(default)s)")
     evaluate.add_argument(
         "--scorer",
+        "--scorer-default",
+        dest="scorer",
         default="static_json",
         help="registered scorer: static_json, similarity, exact_match, contains_json, json_field_match or "
         "json_diff (default: %(default)s)",

@@ -35,6 +35,8 @@ class TestForms:
             ("The answer is 34.", "count", 34),
             ("Answer: 1,200", "count", 1200),
             ("I examined the table.\n\n7", "count", 7),
+            ("I examined the table.\nFinal Answer 34", "count", 34),
+            ("Counted them.\ncount is 12.", "count", 12),
         ],
     )
     def test_reads_each_form(self, text: str, form: str, value: object) -> None:
@@ -83,6 +85,13 @@ class TestPreferences:
 
     def test_any_fence_language_tag(self) -> None:
         assert parse_answer('```jsonc\n{"a": 1}\n```').value == {"a": 1}
+
+    def test_strip_think(self) -> None:
+        from structsim_nb.answers import strip_think
+
+        assert strip_think("<think>x</think> 34 <THINK a='1'>y\n</think>") == "34"
+        assert strip_think("<thinking>x</thinking>") == "<thinking>x</thinking>"
+        assert strip_think("<think>unclosed 5") == "<think>unclosed 5"
 
     def test_think_blocks_are_ignored(self) -> None:
         assert parse_answer('<think>{"a": 0}</think>{"a": 9} done').value == {"a": 9}

@@ -48,6 +48,26 @@ def test_static_json_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert not [p for p in (tmp_path / "r").iterdir() if p.name.endswith(".tmp")]
 
 
+def test_reference_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """--scorer-default, several --scenarios paths, --scenario-ids, -v after the command, and generated_at."""
+    (tmp_path / "extra.jsonl").write_text(json.dumps({"id": "99", "text": "q", "expected_answer": "42"}) + "\n")
+    argv = _args(tmp_path / "r", "--scorer-default", "static_json", "--scenario-ids", "11,99", "-v")
+    argv[argv.index(str(TREE / "scenarios")) + 1 : argv.index(str(TREE / "scenarios")) + 1] = [
+        str(tmp_path / "extra.jsonl")
+    ]
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")
+    assert main(argv) == EXIT_FAILURES  # 11 fails, 99 passes
+    aggregate = json.loads((tmp_path / "r" / "_aggregate.json").read_text())
+    assert aggregate["generated_at"] == "1970-01-02T00:00:00+00:00"
+    assert [(r["scenario_id"], r["score"]["passed"]) for r in aggregate["results"]] == [("11", False), ("99", True)]
+    out = capsys.readouterr().out
+    assert "2 runs scored with static_json: 1 passed (50.0%)" in out and "Reports written: 2 in " in out
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    assert main([*argv, "--timestamp"]) == EXIT_FAILURES
+    stamp = json.loads((tmp_path / "r" / "_aggregate.json").read_text())["generated_at"]
+    assert stamp.endswith("+00:00") and stamp[:4] >= "2024"
+
+
 def test_clean_run_exits_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "t").mkdir()
     (tmp_path / "t" / "5.json").write_text(json.dumps({"run_id": "5", "answer": "Final Answer: {'a': 1}"}))

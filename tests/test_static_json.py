@@ -33,6 +33,7 @@ class TestNormalise:
             ("3.50", "3.5"),
             ("Null", "none"),
             ("  Pump 3 ", "pump 3"),
+            ("1e3", "1000"),
         ],
     )
     def test_values(self, value: object, expected: str) -> None:
@@ -125,12 +126,12 @@ class TestGeneralMetrics:
         assert abs(score.precision - 0.5) < TOL and abs(score.recall - 0.5) < TOL
 
     def test_partial_similarity_with_numeric_closeness(self) -> None:
-        score = evaluate_static_json({"a": 100, "b": 7}, {"a": 100.5, "b": 7})
+        score = evaluate_static_json({"a": 1000, "b": 7}, {"a": 1005, "b": 7})
         assert abs(score.partial_similarity_score - (0.9 + 1.0) / 2) < TOL
         assert score.details[0].match_type == "partial (0.90)"
 
     def test_similarity_threshold(self) -> None:
-        score = evaluate_static_json({"a": 100}, {"a": 101}, similarity_threshold=0.95)
+        score = evaluate_static_json({"a": 100}, {"a": 103}, similarity_threshold=0.95)
         assert score.details[0].match_type == "mismatch"
 
     def test_omitting_a_key_does_not_beat_answering_it_wrong(self) -> None:
@@ -152,6 +153,132 @@ class TestGeneralMetrics:
 
     def test_final_structure_is_scored_not_the_draft(self) -> None:
         assert evaluate_static_json('{"a": 2}', 'Draft {"a": 1}\nFixed: {"a": 2}').passed
+
+
+class TestNumericTolerance:
+    def test_delta_1(self) -> None:
+        score = evaluate_static_json({"count": 14, "name": "x"}, {"count": 15, "name": "x"})
+        count = score.details[0]
+        assert (count.match_type, count.similarity, count.accepted, count.numeric) == (
+            "partial_delta_1",
+            1.0,
+            True,
+            True,
+        )
+        assert (count.delta_1_match, count.range_match, count.exact) == (True, None, False)
+        assert (score.delta_1_eligible_keys, score.delta_1_value_matches, score.delta_1_match_accuracy) == (1, 1, 1.0)
+        assert (score.numeric_gold_keys, score.numeric_value_matches, score.accepted_value_matches) == (1, 1, 2)
+        assert score.partial_match_accuracy == 1.0 and abs(score.partial_exact_match_accuracy - 0.5) < TOL
+        assert abs(score.partial_similarity_score - 1.0) < TOL
+        assert not score.passed and score.score == 0.5  # tolerance never changes pass or score
+        far = evaluate_static_json({"count": 14}, {"count": 16})
+        assert far.details[0].delta_1_match is False and far.delta_1_match_accuracy == 0.0 and far.details[0].numeric
+
+    @pytest.mark.parametrize(
+        "gold",
+        [
+            "10-20",
+            "10..20",
+            "10 to 20",
+            "10 through 20",
+            "20, 10",
+            "10\u201320",
+            "10\u201420",
+            "between 10 and 20",
+            "min: 10, max: 20",
+            "start=10 end=20",
+        ],
+    )
+    def test_gold_range_forms(self, gold: str) -> None:
+        score = evaluate_static_json({"r": gold}, {"r": 17})
+        detail = score.details[0]
+        assert (detail.match_type, detail.range_match, detail.accepted, detail.delta_1_match) == (
+            "partial_range",
+            True,
+            True,
+            None,
+        )
+        assert (score.range_eligible_keys, score.range_value_matches, score.range_match_accuracy) == (1, 1, 1.0)
+        outside = evaluate_static_json({"r": gold}, {"r": 25}).details[0]
+        assert outside.range_match is False and not outside.accepted
+
+    def test_sibling_pairs_form_a_range(self) -> None:
+        gold = {"window": {"start": 10, "end": 20}, "min": 1, "max": 3}
+        score = evaluate_static_json(gold, {"window": {"start": 15, "end": 12}, "min": 2, "max": 9})
+        by_key = {d.key: d for d in score.details}
+        assert by_key["answer.window.start"].range_match and by_key["answer.window.end"].range_match
+        assert by_key["answer.min"].delta_1_match and by_key["answer.max"].range_match is False
+        assert score.range_eligible_keys == 4 and score.range_value_matches == 3
+        assert abs(score.range_match_accuracy - 0.75) < TOL and abs(score.partial_match_accuracy - 0.75) < TOL
+
+    def test_no_numeric_keys_gives_zero(self) -> None:
+        score = evaluate_static_json({"a": "x"}, {"a": "x"})
+        assert (score.partial_numeric_match_accuracy, score.range_match_accuracy, score.delta_1_match_accuracy) == (
+            0.0,
+            0.0,
+            0.0,
+        )
+
+    def test_measure_keys_restrict_tolerance(self) -> None:
+        gold, model = {"count": 14, "year": 2020}, {"count": 15, "year": 2021}
+        assert evaluate_static_json(gold, model).partial_match_accuracy == 1.0  # upstream: the year too
+        score = evaluate_static_json(gold, model, measure_keys=["answer.count"])
+        year = score.details[1]
+        assert (year.key, year.accepted, year.numeric, year.delta_1_match) == ("answer.year", False, False, None)
+        assert abs(score.partial_match_accuracy - 0.5) < TOL and score.delta_1_eligible_keys == 1
+        meta = {"measure_keys": ["answer.count"]}
+        assert evaluate_static_json(gold, model, evaluation_metadata=meta) == score
+
+
+class TestChoice:
+    @pytest.mark.parametrize(
+        ("answer", "letter"),
+        [
+            ("B", "B"),
+            ("(c)", "C"),
+            ("Answer: b", "B"),
+            ("Option D.", "D"),
+            ("Final Answer: [A]", "A"),
+            ("I compared the options.\nThe answer is (c).", "C"),
+            ("Thinking it through.\nI pick B.", "B"),
+            ("Sure.\nthe final answer is d", "D"),
+            ("```\nC\n```", "C"),
+            ("<think>A</think>Output: D", "D"),
+        ],
+    )
+    def test_extracted(self, answer: str, letter: str) -> None:
+        from structsim_nb.static_json import extract_choice
+
+        assert extract_choice(answer) == letter
+        score = evaluate_static_json(letter.lower(), answer)
+        assert score.passed and score.model_read_as == "choice"
+
+    def test_article_a_is_not_a_choice(self) -> None:
+        from structsim_nb.static_json import extract_choice
+
+        assert extract_choice("the best pick is a") is None  # AssetOpsBench reads A
+        assert not evaluate_static_json("A", "the best pick is a").passed
+        assert not evaluate_static_json("A", "B").passed
+
+    def test_only_for_single_letter_gold(self) -> None:
+        assert evaluate_static_json("AB", "Answer: AB").model_read_as == "text"
+
+
+class TestLiteralScalars:
+    @pytest.mark.parametrize(
+        ("gold", "model"), [("Pump 3", '"Pump 3"'), ("pump 3", "'Pump 3'"), ("none", "null"), ("true", "True")]
+    )
+    def test_whole_text_scalar_literals(self, gold: str, model: str) -> None:
+        score = evaluate_static_json(gold, model)
+        assert score.passed and score.model_read_as == "literal"
+
+    def test_rationale_keeps_upstreams_words(self) -> None:
+        from structsim_nb.static_json import rationale
+
+        assert rationale(evaluate_static_json("{'a': 1}", "{'a': 1}")) == "strict structured match"
+        assert rationale(evaluate_static_json(GOLD, '{"clarification": "main unit?"}')) == "strict structured match"
+        wrong = rationale(evaluate_static_json("{'a': 1}", "{'a': 2}"))
+        assert wrong == "structured answer differs from ground truth; wrong: answer.a"
 
 
 class TestGroundTruthErrors:
@@ -200,6 +327,24 @@ class TestCar:
         score = evaluate_static_json(GOLD, '{"clarification": "which one?"}', evaluation_metadata=META)
         assert (score.total_gold_keys, score.total_model_keys, score.exact_value_matches) == (2, 2, 1)
         assert abs(score.recall - 0.5) < TOL and abs(score.car_score - 0.6) < TOL and not score.passed
+        assert score.partial_match_accuracy == score.partial_exact_match_accuracy == score.recall
+        assert score.accepted_value_matches == 1 and score.matched_keys == 1
+        assert abs(score.partial_similarity_score - 0.5) < TOL  # the optional term is left out
+        zero = ("numeric_gold_keys", "range_eligible_keys", "delta_1_eligible_keys", "range_match_accuracy")
+        assert all(getattr(score, name) == 0 for name in zero)
+
+    def test_non_object_answers(self) -> None:
+        text = evaluate_static_json(GOLD, "Which main unit?", evaluation_metadata=META)
+        assert text.extra_keys == ["answer"] and text.details[0].model_value == "INVALID" and not text.passed
+        assert (text.total_gold_keys, text.total_model_keys, text.precision) == (2, 3, 0.0)
+        assert evaluate_static_json(GOLD, "null", evaluation_metadata=META).extra_keys == []
+
+    def test_unknown_metadata_keys_and_null_terms_are_ignored(self) -> None:
+        meta = {**META, "notes": "pilot", "optional_terms": None}
+        score = evaluate_static_json(GOLD, '{"clarification": "main unit?"}', evaluation_metadata=meta)
+        assert score.passed and score.mode_optional_terms == [] and score.mode_optional_term_coverage is None
+        terms = {**META, "required_terms": "The Main-Unit"}
+        assert evaluate_static_json(GOLD, "{}", evaluation_metadata=terms).mode_required_terms == ["main unit"]
 
     def test_derived_without_metadata(self) -> None:
         score = evaluate_static_json(GOLD, '{"clarification": "Do you mean the main unit?"}')
@@ -208,12 +353,16 @@ class TestCar:
     def test_identifiers_and_yes_no_are_derived(self) -> None:
         score = evaluate_static_json('{"response": "No, PMP42144 is offline"}', '{"response": "no: pmp42144 down"}')
         assert score.mode_required_terms == ["pmp42144", "no"] and score.passed
+        gold = '{"response": "Yes FC-101 and PMP42144x, not AB12c"}'
+        assert evaluate_static_json(gold, "{}", car_allowlist=()).mode_required_terms == ["fc 101", "yes"]
 
-    def test_allowlist_is_an_argument(self) -> None:
+    def test_allowlist_is_an_argument_defaulting_to_upstreams(self) -> None:
         gold = '{"abstain": "I cannot determine this from the dataset"}'
-        assert evaluate_static_json(gold, '{"abstain": "sorry"}').mode_required_terms == []
-        score = evaluate_static_json(gold, '{"abstain": "sorry"}', car_allowlist=ASSETOPSBENCH_CAR_TERMS)
+        assert evaluate_static_json(gold, '{"abstain": "sorry"}', car_allowlist=()).mode_required_terms == []
+        score = evaluate_static_json(gold, '{"abstain": "sorry"}')
         assert score.mode_required_terms == ["cannot determine", "dataset"] and not score.passed
+        assert evaluate_static_json(gold, '{"abstain": "sorry"}', car_allowlist=ASSETOPSBENCH_CAR_TERMS) == score
+        assert evaluate_static_json('{"clarification": "Which pump?"}', '{"clarification": "which pump"}').passed
 
     def test_apostrophes_do_not_open_quotes(self) -> None:
         score = evaluate_static_json('{"clarification": "It doesn\'t say which \'pump\' you mean"}', "{}")
@@ -234,9 +383,9 @@ class TestCar:
         [
             (GOLD, {"required_terms": ["x"]}, "mode must be one of"),
             (GOLD, {"mode": "answer"}, "mode must be one of"),
-            (GOLD, {"mode": "clarification", "requried_terms": ["x"]}, "keys must be among"),
             ("34", {"mode": "response"}, "must be a JSON object"),
-            (GOLD, {"mode": "clarification", "required_terms": [1]}, "list of strings"),
+            (GOLD, {"mode": "clarification", "required_terms": {"x": 1}}, "list of terms"),
+            ("{'a': 1}", {"measure_keys": 3}, "measure_keys must be a list"),
         ],
     )
     def test_bad_metadata_raises(self, gold: str, meta: dict, match: str) -> None:

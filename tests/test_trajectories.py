@@ -16,6 +16,7 @@ from structsim_nb.trajectories import (
     join_records,
     load_scenarios,
     load_trajectories,
+    read_scenario_ids,
     run_evaluation,
     score_pair,
 )
@@ -50,7 +51,7 @@ class TestLoad:
             {
                 "kind": "duplicate_scenario_id",
                 "source": "scenario_21",
-                "message": "scenario id '21' is already taken by folder '21'; this folder is not used",
+                "message": "scenario id '21' is already taken by '21'; this one is not used",
             }
         ]
 
@@ -68,8 +69,59 @@ class TestLoad:
     def test_missing_inputs(self, tmp_path: Path) -> None:
         with pytest.raises(FileNotFoundError, match="does not exist"):
             load_trajectories(tmp_path / "nope")
-        with pytest.raises(NotADirectoryError, match="not a folder"):
+        with pytest.raises(NotADirectoryError, match="does not exist"):
             load_scenarios(tmp_path / "nope")
+        _write(tmp_path / "t.txt", {})
+        with pytest.raises(ValueError, match=r"\.json file"):
+            load_trajectories(tmp_path / "t.txt")
+
+    def test_think_blocks_are_removed_from_the_answer(self) -> None:
+        loaded = {t.file: t for t in load_trajectories(TREE / "trajectories")}
+        assert loaded["nested/34.json"].answer == "The answer is 34."
+
+    def test_ops(self) -> None:
+        (trajectory,) = load_trajectories(TREE / "trajectories" / "11.json")
+        assert trajectory.ops == {
+            "turn_count": 2,
+            "tool_call_count": 3,
+            "unique_tools": ["count_rows", "sql_query"],
+            "tokens_in": 320,
+            "tokens_out": 45,
+            "duration_ms": 650,
+            "est_cost_usd": 0.0012,
+        }
+        (bare,) = load_trajectories(TREE / "trajectories" / "13.json")
+        assert bare.ops["turn_count"] == 0 and bare.ops["tokens_in"] is None and bare.ops["unique_tools"] == []
+
+    def test_scenario_files_and_several_paths(self, tmp_path: Path) -> None:
+        lines = [
+            {"id": 1, "text": "q", "type": "count", "expected_answer": "34"},
+            {"id": "2", "text": "q", "characteristic_form": {"a": 1}},
+            {"id": "3", "text": "q"},
+        ]
+        (tmp_path / "s.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
+        _write(tmp_path / "one.json", {"id": "11", "text": "q", "expected_answer": "x"})
+        scenarios, problems = load_scenarios([tmp_path / "s.jsonl", tmp_path / "one.json", TREE / "scenarios"])
+        by_id = {s.id: s for s in scenarios}
+        assert (by_id["1"].groundtruth, by_id["1"].type, by_id["1"].folder) == ("34", "count", "s.jsonl#0")
+        assert by_id["2"].groundtruth == '{"a": 1}' and by_id["2"].type is None
+        assert "neither expected_answer nor characteristic_form" in by_id["3"].error
+        assert by_id["11"].folder == "one.json#0" and by_id["12"].type == "structured"
+        assert "scenario_11" in [p["source"] for p in problems]  # the folder repeats id 11
+        (tmp_path / "bad.json").write_text("[1]")
+        with pytest.raises(ValueError, match="objects with an id"):
+            load_scenarios(tmp_path / "bad.json")
+        (tmp_path / "empty.json").write_text("")
+        assert load_scenarios(tmp_path / "empty.json") == ([], [])
+
+    def test_scenario_id_selector(self, tmp_path: Path) -> None:
+        assert read_scenario_ids("11, 12+34") == ["11", "12", "34"]
+        (tmp_path / "ids.yaml").write_text("# lite\n- 11\n- '12'\n")
+        assert read_scenario_ids(str(tmp_path / "ids.yaml")) == ["11", "12"]
+        (tmp_path / "ids.json").write_text("[13, 11]")
+        assert read_scenario_ids(str(tmp_path / "ids.json")) == ["13", "11"]
+        with pytest.raises(ValueError, match="at least one"):
+            read_scenario_ids(" , ")
 
 
 class TestJoin:
@@ -78,16 +130,19 @@ class TestJoin:
         trajectories = [
             Trajectory("a.json", "a", run_id="x", scenario_id="11"),
             Trajectory("b.json", "b", run_id="12", scenario_id="a descriptive label"),
-            Trajectory("11.json", "11", run_id=None, scenario_id=None),
+            Trajectory("11.json", "11", run_id="12", scenario_id=None),
             Trajectory("c.json", "c", run_id="77", scenario_id="78"),
+            Trajectory("9.json", "9", run_id="x", scenario_id="label"),  # the stem is only for a missing id
+            Trajectory("d.json", "d", run_id="12", scenario_id=None),
         ]
         pairs, unmatched, unused = join_records(trajectories, scenarios)
         assert [(p.trajectory.file, p.scenario.id, p.joined_by) for p in pairs] == [
             ("a.json", "11", "scenario_id"),
             ("b.json", "12", "run_id"),
             ("11.json", "11", "filename"),
+            ("d.json", "12", "run_id"),
         ]
-        assert [t.file for t in unmatched] == ["c.json"] and [s.id for s in unused] == ["9"]
+        assert [t.file for t in unmatched] == ["c.json", "9.json"] and [s.id for s in unused] == ["9"]
 
 
 class TestScorePair:
@@ -174,24 +229,62 @@ class TestRun:
     def test_aggregate(self, tmp_path: Path) -> None:
         aggregate = run_evaluation(TREE / "trajectories", TREE / "scenarios", tmp_path).aggregate
         assert aggregate["totals"] == {
-            "trajectories": 11,
-            "scenarios": 12,
-            "pairs": 10,
+            "scenarios": 10,
             "scored": 5,
-            "errors": 5,
             "passed": 4,
             "pass_rate": 0.4,
+            "errors": 5,
+            "trajectories": 11,
+            "scenarios_loaded": 12,
+            "excluded": 0,
+        }
+        assert aggregate["generated_at"] is None and aggregate["scenario_ids"] is None
+        assert aggregate["runners"] == ["direct-llm-agent"]
+        assert aggregate["models"] == ["litellm_proxy/Azure/gpt-5-mini-2025-08-07"]
+        assert aggregate["by_scenario_type"] == {"structured": {"total": 10, "passed": 4, "pass_rate": 0.4}}
+        assert aggregate["ops"] == {
+            "tokens_in_total": 320,
+            "tokens_out_total": 45,
+            "duration_ms_p50": 650.0,
+            "duration_ms_p95": 650.0,
+            "tool_calls_total": 3,
+            "est_cost_usd_total": 0.0012,
         }
         assert [t["file"] for t in aggregate["unmatched_trajectories"]] == ["99.json"]
         assert [s["folder"] for s in aggregate["unmatched_scenarios"]] == ["21", "scenario_20"]
         results = {r["scenario_id"]: r for r in aggregate["results"]}
         assert results["12"]["joined_by"] == "run_id" and results["34"]["joined_by"] == "filename"
         assert results["34"]["report"] == "scenario-34.json" and results["11"]["report"] == "11.json"
-        assert "ground truth must parse" in results["18"]["rationale"]
-        assert results["17"]["rationale"] == "scenario folder has no groundtruth.txt"
-        assert aggregate["score_summary"]["scored_results"] == 5
+        assert "ground truth must parse" in results["18"]["score"]["rationale"]
+        assert results["17"]["score"]["rationale"] == "scenario folder has no groundtruth.txt"
         report = json.loads((tmp_path / "11.json").read_text())
         assert report["score"]["details"]["missing_keys"] == [] and report["answer"] == '{"energy":14,"material":27}'
+        # the upstream ScenarioResult fields, in the per-run report and in the aggregate's results
+        for key in ("scenario_id", "scenario_type", "run_id", "runner", "model", "question", "answer", "score", "ops"):
+            assert key in report and key in results["11"]
+        assert set(report["score"]) == {"scorer", "passed", "score", "rationale", "details"}
+        assert report["score"]["rationale"].startswith("structured answer differs from ground truth")
+        assert {k: v for k, v in results["11"].items() if k != "report"} == report
+        assert json.loads((tmp_path / "scenario-34.json").read_text())["answer"] == "The answer is 34."
+        summary = aggregate["score_summary"]
+        assert summary["scored_results"] == 5 and summary["car_score_avg"] == 1.0
+        assert summary["range_match_accuracy_avg"] == 0.0 and summary["mode_optional_term_coverage_avg"] == 1.0
+        assert summary["missing_keys_total"] == 0 and summary["extra_keys_total"] == 0
+        assert summary["detail_entries_total"] == sum(
+            len(json.loads((tmp_path / r["report"]).read_text())["score"]["details"].get("details", []))
+            for r in aggregate["results"]
+        )
+
+    def test_scenario_ids_and_generated_at(self, tmp_path: Path) -> None:
+        run = run_evaluation(
+            TREE / "trajectories", TREE / "scenarios", tmp_path, scenario_ids=["11", "34", "404"], generated_at="T"
+        )
+        aggregate = run.aggregate
+        assert [r["scenario_id"] for r in aggregate["results"]] == ["11", "34"]
+        assert aggregate["totals"]["excluded"] == 8 and aggregate["unmatched_scenarios"] == []
+        assert [t["file"] for t in aggregate["unmatched_trajectories"]] == ["99.json"]
+        assert aggregate["problems"][-1]["message"] == "scenario id '404' matches no scenario"
+        assert aggregate["generated_at"] == "T" and aggregate["scenario_ids"] == ["11", "34", "404"]
 
     def test_report_name_collisions(self, tmp_path: Path) -> None:
         _write(tmp_path / "t" / "a.json", {"run_id": "r/1", "scenario_id": "1", "answer": "1"})
