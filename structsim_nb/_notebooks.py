@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +19,7 @@ __all__ = ["NOTEBOOK_DIR", "execute_notebook"]
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "examples" / "notebooks"
 
 
-def execute_notebook(path: str | Path, *, timeout: int = 600, save: bool = False) -> Any:
+def execute_notebook(path: str | os.PathLike[str], *, timeout: int = 600, save: bool = False) -> Any:
     """Run every cell of `path` in a fresh `python3` kernel whose working folder is the notebook's.
 
     Args:

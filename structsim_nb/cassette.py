@@ -28,7 +28,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -55,7 +55,7 @@ __all__ = [
     "write_recording",
 ]
 
-FORMAT = "structsim-nb/recording"
+FORMAT: Final = "structsim-nb/recording"
 FORMAT_VERSION = 1
 
 #: The top-level keys a `StreamEvent` may carry (strands.types.streaming.StreamEvent).

@@ -13,8 +13,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from .report import StructuredOutputReport
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -46,7 +50,7 @@ def _table(frame: pd.DataFrame) -> str:
         return frame.to_string(index=False, float_format=lambda value: f"{value:.3f}", na_rep="")
 
 
-def _reference_on_workers(workers: int) -> object:
+def _reference_on_workers(workers: int) -> StructuredOutputReport:
     """The reference cases through `score_dataset` on `workers` processes: the same report as `run_reference`."""
     from .dataset import score_dataset
     from .demo import Invoice, reference_cases, reference_predictions

@@ -172,6 +172,10 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         (0.5, 'London')
     """
 
+    #: Built by the upstream `__init__` (stickler's `eval_for`); a `_DocumentingSpec` when
+    #: `non_matches` is on. Declared because the untyped base class declares nothing.
+    _spec: EvalSpec
+
     def __init__(
         self,
         model_cls: type[BaseModel] | str,

@@ -128,7 +128,7 @@ def _document(row: dict[str, Any]) -> FCCDocument:
         try:
             raw = json.loads(raw)
         except json.JSONDecodeError as exc:
-            problem = f"json_response is not JSON ({exc.msg} at char {exc.pos})"
+            problem: str | None = f"json_response is not JSON ({exc.msg} at char {exc.pos})"
             logger.warning("document=<%s> | label does not validate, scored 0 as unreadable: %s", doc_id, problem)
             return FCCDocument(doc_id, str(row["text"] or ""), None, raw, problem, 0)
     items = raw.get("LineItems") if isinstance(raw, dict) else None

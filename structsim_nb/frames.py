@@ -122,7 +122,7 @@ def fields_frame(field_metrics: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame
         the same key. Read a child beside its parent: list children count only element pairs
         that matched, so a child can read perfect while its parent does not.
     """
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path, entry in field_metrics.items():
         tp, fn, fa, fd, tn = (int(entry.get(name, 0) or 0) for name in _COUNTS)
         precision, recall, f1 = _rates(tp, fn, fa, fd)

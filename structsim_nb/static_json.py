@@ -306,9 +306,9 @@ def extract_choice(answer: str) -> str | None:
         return None
     last = lines[-1]
     for pattern in (_CHOICE_FULL.fullmatch, _CHOICE_PHRASE.search, _CHOICE_TRAILING.search):
-        match = pattern(last)
-        if match is not None:
-            letter = next(group for group in match.groups() if group)
+        found = pattern(last)
+        if found is not None:
+            letter = next(group for group in found.groups() if group)
             return letter.upper()
     return None
 

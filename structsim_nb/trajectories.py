@@ -39,7 +39,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ._io import write_text_atomic
 from .answers import strip_think
@@ -155,9 +155,23 @@ def _text_id(value: Any) -> str | None:
     return None
 
 
+class _TrajectoryBase(TypedDict):
+    """The `Trajectory` fields every entry has, readable or not."""
+
+    file: str
+    stem: str
+
+
+class _ScenarioBase(TypedDict):
+    """The `Scenario` fields every folder entry has, readable or not."""
+
+    id: str
+    folder: str
+
+
 def _read_trajectory(path: Path, root: Path) -> Trajectory:
     relative = path.relative_to(root).as_posix() if path != root else path.name
-    base = {"file": relative, "stem": path.stem}
+    base: _TrajectoryBase = {"file": relative, "stem": path.stem}
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -224,7 +238,8 @@ def _ops(raw: Mapping[str, Any]) -> dict[str, Any]:
     forms) on the run, its `usage`, its `trajectory`, or else summed over the turns;
     `duration_ms` and `est_cost_usd` (or `cost_usd`) likewise.
     """
-    inner = raw.get("trajectory") if isinstance(raw.get("trajectory"), dict) else {}
+    trajectory = raw.get("trajectory")
+    inner: Mapping[str, Any] = trajectory if isinstance(trajectory, dict) else {}
     turns = inner.get("turns") if isinstance(inner.get("turns"), list) else None
     turn_dicts = [turn for turn in turns or [] if isinstance(turn, dict)]
     calls: list[Any] = []
@@ -278,7 +293,7 @@ def load_trajectories(path: str | Path) -> list[Trajectory]:
 
 def _read_scenario(folder: Path) -> Scenario:
     scenario_id = folder.name.removeprefix("scenario_")
-    base = {"id": scenario_id, "folder": folder.name}
+    base: _ScenarioBase = {"id": scenario_id, "folder": folder.name}
     truth_path = folder / "groundtruth.txt"
     if not truth_path.is_file():
         return Scenario(**base, error="scenario folder has no groundtruth.txt")
