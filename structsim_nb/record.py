@@ -393,7 +393,10 @@ def bedrock_model(
         session = boto3.Session(profile_name=profile, region_name=region)
         secrets = _credential_values(session)
     except (botocore.exceptions.ProfileNotFound, botocore.exceptions.BotoCoreError) as exc:
-        raise CredentialsMissingError(f"AWS credentials must resolve; got {type(exc).__name__}: {exc}") from None
+        raise CredentialsMissingError(
+            f"AWS credentials must resolve; got {type(exc).__name__}: {exc}. Name a profile that exists in "
+            "~/.aws/config (--profile NAME or AWS_PROFILE), or set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY."
+        ) from None
     if not secrets:
         raise CredentialsMissingError(
             "recording needs AWS credentials; none were found in the environment "
