@@ -191,7 +191,8 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
                 `overall_score` mixes evaluators when there are several (as upstream's does).
 
         Returns:
-            `{"cases", "scored", "unreadable", "not_applicable", "passed", "overall_score"}`.
+            `{"cases", "scored", "unreadable", "not_applicable", "errors", "passed", "overall_score"}`;
+            `errors` counts rows whose scoring raised or crashed its worker (`score_dataset`).
             `overall_score` is the upstream rule (`calculate_overall_score`): the mean over
             applicable rows, not-applicable rows left out; 0.0 when none is applicable.
         """
@@ -211,6 +212,7 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
             "scored": int(counts.get("scored", 0)),
             "unreadable": int(counts.get("unreadable", 0)),
             "not_applicable": int(counts.get("not applicable", 0)),
+            "errors": int(counts.get("error", 0)),
             "passed": int(table["test_pass"].sum()),
             "overall_score": float(overall),
         }
@@ -221,8 +223,9 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
         summary = self.summary()
         parts = [
             f"<p>{html.escape(name)}: <b>{figures['cases']}</b> rows, {figures['scored']} scored, "
-            f"{figures['unreadable']} unreadable, {figures['not_applicable']} not applicable; "
-            f"{figures['passed']} passed; overall score <b>{figures['overall_score']:.3f}</b></p>"
+            f"{figures['unreadable']} unreadable, {figures['not_applicable']} not applicable"
+            + (f", {figures['errors']} error{'s' if figures['errors'] != 1 else ''}" if figures["errors"] else "")
+            + f"; {figures['passed']} passed; overall score <b>{figures['overall_score']:.3f}</b></p>"
             for name, figures in ((name, self.summary(evaluator=name)) for name in sorted(_evaluators(self)))
         ]
         parts += [

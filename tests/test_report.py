@@ -245,6 +245,7 @@ class TestSummaryAndHtml:
             "scored": 2,
             "unreadable": 1,
             "not_applicable": 1,
+            "errors": 0,
             "passed": 2,
             "overall_score": pytest.approx((1.0 + 2 / 3 + 0.0) / 3),
         }
