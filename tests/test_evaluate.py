@@ -14,6 +14,7 @@ import sys
 import textwrap
 
 import pytest
+from conftest import run_pairs
 from pydantic import BaseModel
 from strands_evals.evaluators import Equals
 from strands_evals.evaluators.deterministic.structured_output import (
@@ -21,7 +22,7 @@ from strands_evals.evaluators.deterministic.structured_output import (
 )
 from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationData
 
-from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity
+from structsim_nb import StructuredOutputSimilarity
 from structsim_nb import demo as demo_module
 from structsim_nb.evaluate import KINDS, non_match_records
 
@@ -334,13 +335,8 @@ SPARSE_TABLE = {
 @pytest.fixture(scope="module")
 def sparse_report():
     """The six sparse documents, run once through a real Experiment."""
-    from strands_evals import Case, Experiment
-
-    cases = [Case(name=name, input=name, expected_output=spec[0]) for name, spec in SPARSE_TABLE.items()]
-    experiment = Experiment(
-        cases=cases, evaluators=[StructuredOutputSimilarity(Sparse)], report_cls=StructuredOutputReport
-    )
-    return experiment.run_evaluations(lambda case: {"output": SPARSE_TABLE[case.name][1]})
+    pairs = {name: (spec[0], spec[1]) for name, spec in SPARSE_TABLE.items()}
+    return run_pairs(pairs, [StructuredOutputSimilarity(Sparse)])
 
 
 class TestSparseTable:
@@ -379,13 +375,8 @@ SEED_001_TABLE = {
 
 @pytest.fixture(scope="module")
 def seed_001_report():
-    from strands_evals import Case, Experiment
-
-    cases = [Case(name=name, input=name, expected_output=SPARSE_TRUTH) for name in SEED_001_TABLE]
-    experiment = Experiment(
-        cases=cases, evaluators=[StructuredOutputSimilarity(Sparse)], report_cls=StructuredOutputReport
-    )
-    return experiment.run_evaluations(lambda case: {"output": SEED_001_TABLE[case.name][0]})
+    pairs = {name: (SPARSE_TRUTH, spec[0]) for name, spec in SEED_001_TABLE.items()}
+    return run_pairs(pairs, [StructuredOutputSimilarity(Sparse)])
 
 
 class TestSeed001Table:
