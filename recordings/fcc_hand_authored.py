@@ -3,7 +3,7 @@
 Nothing here calls a model. The answers below are written by hand; the requests are not: each
 document runs through the real strands `Agent` (same system prompt, user prompt and output
 model as the notebook) against a stub provider that answers with these tool inputs as Bedrock
-ConverseStream events, and the recorder (`structsim_nb.record.RecordingModel`) captures what
+ConverseStream events, and the recorder (`structsim_nb.replay.recorder.RecordingModel`) captures what
 `Model.stream()` received. The provenance says `hand_authored`.
 
 Each answer starts from the document's label and applies the errors listed in `MISTAKES`, so
@@ -28,9 +28,9 @@ from strands.models import Model
 
 from structsim_nb import fcc
 from structsim_nb._io import write_text_atomic
-from structsim_nb.cassette import Interaction, Provenance, RecordedRequest, Recording, write_recording
-from structsim_nb.fcc_models import FCCInvoice, FCCInvoiceTuned, parse_date
-from structsim_nb.record import RecordingModel
+from structsim_nb.fcc.models import FCCInvoice, FCCInvoiceTuned, parse_date
+from structsim_nb.replay.cassette import Interaction, Provenance, RecordedRequest, Recording, write_recording
+from structsim_nb.replay.recorder import RecordingModel
 
 Answer = dict[str, Any]
 

@@ -1,33 +1,67 @@
 """structsim-nb: score an agent's structured output against ground truth, field by field.
 
 The public API is what `__all__` lists; everything else is private or lives in a submodule.
+Names load on first use (PEP 562), so `import structsim_nb` and `structsim-nb --help` stay
+cheap: the engine, pandas and the integrations are imported by the name that needs them.
 """
 
-import logging
+from __future__ import annotations
 
-from .answers import ParsedAnswer, parse_answer
-from .dataset import score_dataset
-from .evaluate import StructuredOutputSimilarity
-from .fcc import load_fcc
-from .fcc_models import FCCInvoice, FCCInvoiceTuned, FCCLineItem, FCCLineItemTuned
-from .json_match import (
-    ContainsJson,
-    ExactMatch,
-    JsonDiff,
-    JsonFieldMatch,
-    contains_json,
-    exact_match,
-    json_diff,
-    json_field_match,
-)
-from .record import RecordingModel, RecordMode, open_model, record_exchange
-from .replay import ReplayModel
-from .report import StructuredOutputReport
-from .scorers import register_scorer
-from .static_json import StaticJsonEvaluator, evaluate_static_json
-from .trajectories import run_evaluation
+import importlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .answers import ParsedAnswer, parse_answer
+    from .dataset import score_dataset
+    from .evaluate import StructuredOutputSimilarity
+    from .fcc import FCCInvoice, FCCInvoiceTuned, FCCLineItem, FCCLineItemTuned, load_fcc
+    from .json_match import (
+        ContainsJson,
+        ExactMatch,
+        JsonDiff,
+        JsonFieldMatch,
+        contains_json,
+        exact_match,
+        json_diff,
+        json_field_match,
+    )
+    from .replay import RecordingModel, RecordMode, ReplayModel, open_model, record_exchange
+    from .report import StructuredOutputReport
+    from .trajectories import StaticJsonEvaluator, evaluate_static_json, register_scorer, run_evaluation
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+#: Public name -> the submodule that defines it.
+_EXPORTS = {
+    "ContainsJson": ".json_match",
+    "ExactMatch": ".json_match",
+    "FCCInvoice": ".fcc",
+    "FCCInvoiceTuned": ".fcc",
+    "FCCLineItem": ".fcc",
+    "FCCLineItemTuned": ".fcc",
+    "JsonDiff": ".json_match",
+    "JsonFieldMatch": ".json_match",
+    "ParsedAnswer": ".answers",
+    "RecordMode": ".replay",
+    "RecordingModel": ".replay",
+    "ReplayModel": ".replay",
+    "StaticJsonEvaluator": ".trajectories",
+    "StructuredOutputReport": ".report",
+    "StructuredOutputSimilarity": ".evaluate",
+    "contains_json": ".json_match",
+    "evaluate_static_json": ".trajectories",
+    "exact_match": ".json_match",
+    "json_diff": ".json_match",
+    "json_field_match": ".json_match",
+    "load_fcc": ".fcc",
+    "open_model": ".replay",
+    "parse_answer": ".answers",
+    "record_exchange": ".replay",
+    "register_scorer": ".trajectories",
+    "run_evaluation": ".trajectories",
+    "score_dataset": ".dataset",
+}
 
 __all__ = [
     "ContainsJson",
@@ -58,3 +92,17 @@ __all__ = [
     "run_evaluation",
     "score_dataset",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use and cache it on the package."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'structsim_nb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

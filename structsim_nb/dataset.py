@@ -266,20 +266,28 @@ def _dotted_path(model_cls: type[BaseModel]) -> str | None:
     return path if resolved is model_cls else None
 
 
-def _capacity(executor: concurrent.futures.Executor, workers: int | None) -> int:
-    """How many chunks `executor` runs at once: `workers` if given, else what it says, else the cores."""
+def _capacity(executor: Any, workers: int | None) -> int:
+    """How many chunks `executor` runs at once: `workers` if given, else a Dask client's threads, else the cores.
+
+    Only public APIs are read: `distributed.Client.nthreads()` when the executor is a Client.
+    A plain `concurrent.futures` executor does not say its size publicly, so this machine's
+    cores stand in; pass `workers=` to size the work sent to a larger one.
+    """
     if workers is not None:
         return workers
-    known = getattr(executor, "_max_workers", None)  # ProcessPoolExecutor / ThreadPoolExecutor
-    if isinstance(known, int) and known > 0:
-        return known
-    client = getattr(executor, "_client", None)  # distributed's ClientExecutor
-    if client is not None:
+    nthreads = getattr(executor, "nthreads", None)  # distributed.Client: {worker address: threads}
+    if callable(nthreads):
         try:
-            return max(1, sum(client.nthreads().values()))
+            return max(1, sum(nthreads().values()))
         except Exception:  # noqa: BLE001 - only a sizing hint
-            pass
+            logger.debug("executor=<%r> | could not read the cluster size; using the cores", executor)
     return _cores()
+
+
+def _submitter(executor: Any) -> concurrent.futures.Executor:
+    """The `concurrent.futures` face of `executor`: a Dask `Client`'s `get_executor()`, else itself."""
+    get_executor = getattr(executor, "get_executor", None)
+    return get_executor() if callable(get_executor) else executor  # type: ignore[no-any-return]
 
 
 def _cores() -> int:
@@ -371,7 +379,7 @@ def _parallel(
     *,
     settings: _Settings,
     model_name: str,
-    executor: concurrent.futures.Executor | None,
+    executor: Any,
     workers: int | None,
     chunk_size: int,
 ) -> Iterator[tuple[_Pair, _Scored]]:
@@ -382,8 +390,8 @@ def _parallel(
     rescored document by document in `_Quarantine`; a pool of our own that broke is replaced.
     """
     own = executor is None
-    pool: concurrent.futures.Executor = _new_pool(workers or _cores()) if own else executor  # type: ignore[assignment]
-    capacity = _capacity(pool, workers) * _IN_FLIGHT_PER_WORKER
+    pool: concurrent.futures.Executor = _new_pool(workers or _cores()) if own else _submitter(executor)
+    capacity = (workers or _cores() if own else _capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
     quarantine = _Quarantine(settings, model_name)
     inflight: collections.deque[tuple[list[_Pair], concurrent.futures.Future[list[_Scored]], Any]] = collections.deque()
 
@@ -445,7 +453,7 @@ def map_ordered(
     items: Iterable[Any],
     *,
     workers: int | None = None,
-    executor: concurrent.futures.Executor | None = None,
+    executor: Any = None,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> Iterator[Any]:
     """`fn(item)` for every item, computed in chunks on worker processes, yielded in input order.
@@ -458,8 +466,8 @@ def map_ordered(
         fn: A picklable function (module level, or a `functools.partial` of one).
         items: Picklable items.
         workers: Processes of a pool of our own. Default None: every core. With `executor`,
-            how many chunks it runs at once (default: read off the executor).
-        executor: Any `concurrent.futures.Executor` (a Dask client's, say); used, not shut down.
+            how many chunks it runs at once (default: a Dask `Client`'s threads, else the cores).
+        executor: A `distributed.Client`, or any `concurrent.futures.Executor`; used, not shut down.
         chunk_size: Items per task. Default `DEFAULT_CHUNK_SIZE`.
 
     Raises:
@@ -467,9 +475,8 @@ def map_ordered(
             `BrokenProcessPool`); pending chunks are cancelled first. The same on Ctrl-C.
     """
     own = executor is None
-    pool = _new_pool(workers or _cores()) if own else executor
-    assert pool is not None
-    capacity = _capacity(pool, workers) * _IN_FLIGHT_PER_WORKER
+    pool = _new_pool(workers or _cores()) if own else _submitter(executor)
+    capacity = (workers or _cores() if own else _capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
     inflight: collections.deque[concurrent.futures.Future[list[Any]]] = collections.deque()
     source = iter(items)
     try:
@@ -498,7 +505,7 @@ def score_dataset(
     non_matches: bool = True,
     name: str | None = None,
     workers: int | None = None,
-    executor: concurrent.futures.Executor | None = None,
+    executor: Any = None,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     progress: bool | None = None,
 ) -> StructuredOutputReport:
@@ -525,10 +532,12 @@ def score_dataset(
         workers: Worker processes. 1 scores in this process (a document that crashes the
             interpreter then ends the run, and a crash is only isolated with 2 or more).
             Default None: every core when there are at least `MIN_PARALLEL_DOCS` pairs, else 1.
-            With `executor`, how many chunks it runs at once (default: read off the executor).
-        executor: Any `concurrent.futures.Executor` whose workers can import this package and
-            `model_cls`, such as `distributed.Client(address).get_executor()` to run on a Dask
-            cluster. It is used, not shut down. Default None (a process pool of our own).
+            With `executor`, how many chunks it runs at once (default: a Dask `Client`'s
+            threads, else this machine's cores).
+        executor: A `distributed.Client` (its `get_executor()` is used and its size read from
+            `nthreads()`), or any `concurrent.futures.Executor` whose workers can import this
+            package and `model_cls`. It is used, not shut down. Default None (a process pool
+            of our own).
         chunk_size: Pairs per task sent to a worker. Default `DEFAULT_CHUNK_SIZE` (8).
         progress: Show a progress bar (`tqdm.auto`: a terminal bar, or a widget in Jupyter).
             Default None: shown for runs of `MIN_PARALLEL_DOCS` pairs or more, when stderr is a
@@ -567,9 +576,12 @@ def score_dataset(
         raise ValueError(f"workers must be a whole number of at least 1, or None for every core; got {workers!r}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a whole number of at least 1; got {chunk_size!r}")
-    if executor is not None and not isinstance(executor, concurrent.futures.Executor):
+    if executor is not None and not (
+        isinstance(executor, concurrent.futures.Executor) or callable(getattr(executor, "get_executor", None))
+    ):
         raise TypeError(
-            f"executor must be a concurrent.futures.Executor (for Dask: Client(...).get_executor()); got {executor!r}"
+            "executor must be a concurrent.futures.Executor or a distributed.Client (for Dask: "
+            f"Client(address)); got {executor!r}"
         )
     source, total = _source(pairs)
     path = _dotted_path(evaluator.model_cls)

@@ -10,7 +10,7 @@ __all__ = [
     "DatasetUnavailableError",
     "ReportFileError",
     "StructsimError",
-    # replay and record (structsim_nb.cassette, .replay, .record)
+    # replay and record (structsim_nb.replay)
     "CredentialsMissingError",
     "InvalidRecordingError",
     "LiveCallError",
@@ -27,7 +27,7 @@ __all__ = [
     "ReplayMismatchError",
     "UnplayedCallsError",
     "UnplayedCallsWarning",
-    # static_json scorer and saved trajectories (structsim_nb.static_json, .scorers, .trajectories)
+    # static_json scorer and saved trajectories (structsim_nb.trajectories)
     "SchemaLoadError",
     "ScoringError",
     "StaticJsonError",

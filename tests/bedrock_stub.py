@@ -73,3 +73,28 @@ class BedrockStreamStubber(Stubber):
             rest = {key: value for key, value in service_response.items() if key != "stream"}
             return super()._validate_operation_response(operation_name, rest)
         return super()._validate_operation_response(operation_name, service_response)
+
+
+MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+
+
+def tool_events(payload: str, cuts: list[int], tool_id: str = "tooluse_abc123") -> list[dict[str, Any]]:
+    pieces = [payload[a:b] for a, b in zip([0, *cuts], [*cuts, len(payload)], strict=True)]
+    return [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": tool_id, "name": "Person"}}}},
+        *[{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": p}}}} for p in pieces],
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        {"messageStop": {"stopReason": "tool_use"}},
+        {"metadata": {"usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15}, "metrics": {"latencyMs": 9}}},
+    ]
+
+
+def text_events(text: str) -> list[dict[str, Any]]:
+    return [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": text}}},
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        {"messageStop": {"stopReason": "end_turn"}},
+        {"metadata": {"usage": {"inputTokens": 10, "outputTokens": 3, "totalTokens": 13}, "metrics": {"latencyMs": 5}}},
+    ]

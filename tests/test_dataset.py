@@ -108,6 +108,17 @@ class TestDask:
         assert len(pids) == 2 and os.getpid() not in pids
         assert_same_report(report, reference, tmp_path)
 
+    def test_a_client_is_an_executor_sized_by_its_public_nthreads(self, cluster, pairs, reference, tmp_path):
+        import distributed
+
+        from structsim_nb.dataset import _capacity
+
+        with distributed.Client(cluster) as client:
+            assert _capacity(client, None) == 2  # two single-threaded workers, read through Client.nthreads()
+            assert _capacity(client, 5) == 5  # workers= wins
+            report = score_dataset(pairs, model_cls=MODEL, executor=client)
+        assert_same_report(report, reference, tmp_path)
+
     def test_cli_evaluate_on_a_scheduler_and_on_workers_writes_the_same_reports(self, cluster, tmp_path, capsys):
         runs = {
             "sequential": [],

@@ -14,7 +14,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import run_pairs
+from helpers import run_pairs
 from pydantic import BaseModel
 from strands_evals.evaluators import Equals
 from strands_evals.evaluators.deterministic.structured_output import (

@@ -67,3 +67,26 @@ def test_the_module_entry_point_runs_the_cli():
     for command in ("demo", "evaluate", "record"):
         assert command in out.stdout
     assert importlib.import_module("structsim_nb.cli").main is not None
+
+
+def test_every_public_name_says_where_it_lives():
+    assert sorted(structsim_nb._EXPORTS) == EXPECTED
+    assert all(getattr(structsim_nb, name).__module__.startswith("structsim_nb.") for name in EXPECTED)
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    try:
+        structsim_nb.no_such_name  # noqa: B018
+    except AttributeError as exc:
+        assert "no_such_name" in str(exc)
+    else:
+        raise AssertionError("an unknown attribute must raise AttributeError")
+
+
+def test_importing_the_package_loads_no_engine_until_a_name_is_used():
+    code = (
+        "import sys, structsim_nb; "
+        "print(','.join(m for m in ('pandas', 'stickler', 'strands', 'strands_evals') if m in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "", f"import structsim_nb must stay cheap; it imported {loaded}"

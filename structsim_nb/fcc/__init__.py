@@ -1,0 +1,44 @@
+"""FCC political-advertising invoices (`amazon-agi/RealKIE-FCC-Verified`), for the FCC notebook.
+
+`loader` reads the dataset into documents and cases, `models` holds the invoice schemas,
+`prompts` what the agent is told, and `run` chooses live, replay or record and re-records the
+notebook (`structsim-nb record-fcc`). `data/` holds the bundled offline sample.
+"""
+
+from .loader import FCCDocument, fcc_cases, load_fcc
+from .models import FCCInvoice, FCCInvoiceTuned, FCCLineItem, FCCLineItemTuned
+from .prompts import SYSTEM_PROMPT, user_prompt
+from .run import (
+    DEFAULT_MODEL_ID,
+    HAND_AUTHORED_NOTE,
+    RERECORD_COMMAND,
+    Mode,
+    RunSettings,
+    choose_mode,
+    model_id,
+    open_fcc_model,
+    recording_path,
+    run_settings,
+)
+
+__all__ = [
+    "DEFAULT_MODEL_ID",
+    "HAND_AUTHORED_NOTE",
+    "RERECORD_COMMAND",
+    "SYSTEM_PROMPT",
+    "FCCDocument",
+    "FCCInvoice",
+    "FCCInvoiceTuned",
+    "FCCLineItem",
+    "FCCLineItemTuned",
+    "Mode",
+    "RunSettings",
+    "choose_mode",
+    "fcc_cases",
+    "load_fcc",
+    "model_id",
+    "open_fcc_model",
+    "recording_path",
+    "run_settings",
+    "user_prompt",
+]

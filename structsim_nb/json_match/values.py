@@ -1,0 +1,195 @@
+"""JSON values for the JSON evaluators: reading each side as JSON data, and the one equality rule.
+
+`same_value` is the comparison every JSON evaluator uses: numbers by value (`1 == 1.0`),
+booleans only with booleans (`True != 1`), NaN equal to NaN, strings exactly, lists by position,
+objects by key set and value. `read_output` reads the agent's output (text goes through
+`structsim_nb.answers.parse_answer`); `read_expected` reads a ground truth (a string is decoded
+with `json.loads`: it is data, not an answer).
+
+Examples:
+    >>> read_output('Sure: {"a": 1}').value, same_value({"a": 1}, {"a": 1.0})
+    ({'a': 1}, True)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from strands.agent.agent_result import AgentResult
+
+from ..answers import parse_answer
+from ..errors import GroundTruthError
+
+__all__ = ["JsonRead", "json_type", "read_expected", "read_output", "read_text", "same_value"]
+
+
+def same_value(expected: Any, predicted: Any, *, ignore_case: bool = False, strip: bool = False) -> bool:
+    """Whether two JSON values are the same value, by the one rule every evaluator here uses.
+
+    Args:
+        expected: A JSON value (dict, list, str, int, float, bool or None).
+        predicted: Another.
+        ignore_case: Compare strings case-insensitively (`str.casefold`), at any depth. Default False.
+        strip: Ignore leading and trailing whitespace of strings, at any depth. Default False.
+
+    Returns:
+        True when equal. Numbers compare by value (`1 == 1.0`) and NaN equals NaN; a boolean
+        equals only a boolean (`True != 1`); lists compare by position; objects by key set
+        and values; `None` equals only `None`. Keys are always compared exactly.
+
+    Examples:
+        >>> same_value({"a": 1}, {"a": 1.0}), same_value(True, 1)
+        (True, False)
+        >>> same_value(" Paris", "paris", ignore_case=True, strip=True)
+        True
+    """
+    if isinstance(expected, bool) or isinstance(predicted, bool):
+        return isinstance(expected, bool) and isinstance(predicted, bool) and expected == predicted
+    if isinstance(expected, (int, float)) and isinstance(predicted, (int, float)):
+        both_nan = isinstance(expected, float) and isinstance(predicted, float)
+        return expected == predicted or (both_nan and math.isnan(expected) and math.isnan(predicted))
+    if isinstance(expected, str) and isinstance(predicted, str):
+        if strip:
+            expected, predicted = expected.strip(), predicted.strip()
+        if ignore_case:
+            expected, predicted = expected.casefold(), predicted.casefold()
+        return expected == predicted
+    if isinstance(expected, list) and isinstance(predicted, list):
+        return len(expected) == len(predicted) and all(
+            same_value(a, b, ignore_case=ignore_case, strip=strip) for a, b in zip(expected, predicted, strict=True)
+        )
+    if isinstance(expected, dict) and isinstance(predicted, dict):
+        return expected.keys() == predicted.keys() and all(
+            same_value(expected[k], predicted[k], ignore_case=ignore_case, strip=strip) for k in expected
+        )
+    if expected is None or predicted is None:
+        return expected is None and predicted is None
+    return False
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name: null, boolean, number, string, array or object."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """`value` as at most `limit` characters of JSON (strings quoted), for reasons."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+    text = repr(text) if isinstance(value, str) else text
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _as_json(value: Any) -> tuple[bool, Any]:
+    """`(True, json_value)` for JSON data (tuples become lists), `(False, None)` for anything else."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return True, value
+    if isinstance(value, (list, tuple)):
+        items = [_as_json(item) for item in value]
+        return all(ok for ok, _ in items), [item for _, item in items]
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            return False, None
+        items_by_key = {key: _as_json(item) for key, item in value.items()}
+        return all(ok for ok, _ in items_by_key.values()), {k: v for k, (_, v) in items_by_key.items()}
+    return False, None
+
+
+@dataclass(frozen=True)
+class JsonRead:
+    """A side read as JSON.
+
+    Attributes:
+        ok: Whether the side is JSON data.
+        value: The JSON value (None when not `ok`).
+        how: How it was read: `value` (JSON data given), `model` (a Pydantic model dumped),
+            `text`, `none` (nothing found), or a `parse_answer` form (`json`, `python_literal`,
+            `fenced`, `prefixed`, `embedded`, `count`).
+        message: Why it is not JSON, or the parser's note.
+        syntax: `json`, `python_literal` or `number` (from `parse_answer`); None when not read.
+    """
+
+    ok: bool
+    value: Any = None
+    how: str = "value"
+    message: str = ""
+    syntax: str | None = "json"
+
+
+def read_output(actual: Any) -> JsonRead:
+    """The agent output as JSON data: models are dumped, text goes through `read_text`; never raises."""
+    if isinstance(actual, AgentResult):
+        actual = actual.structured_output if actual.structured_output is not None else str(actual)
+    if isinstance(actual, BaseModel):
+        return JsonRead(True, actual.model_dump(mode="json"), "model")
+    if isinstance(actual, str):
+        return read_text(actual)
+    ok, value = _as_json(actual)
+    if not ok:
+        return JsonRead(False, message=f"output of type {type(actual).__name__} is not JSON data")
+    return JsonRead(True, value)
+
+
+def read_text(text: str) -> JsonRead:
+    """Text output through the project's one text-to-structure parser, `answers.parse_answer`.
+
+    `how` is the parser's form (`json`, `python_literal`, `fenced`, `prefixed`, `embedded`,
+    `count`); `syntax` says whether the value was JSON, a Python literal or a number.
+    """
+    parsed = parse_answer(text)
+    if not parsed.found:
+        return JsonRead(False, how="none", message=f"output is not JSON: {parsed.message}")
+    ok, value = _as_json(parsed.value)
+    if not ok:  # pragma: no cover - parse_answer returns plain JSON types
+        return JsonRead(False, how=parsed.form, message=f"output read as {parsed.form} is not JSON data")
+    return JsonRead(True, value, parsed.form, parsed.message, parsed.syntax)
+
+
+def read_expected(expected: Any) -> Any:
+    """The ground truth as JSON data; a string is JSON text, decoded with `json.loads`.
+
+    Raises:
+        GroundTruthError: If the ground truth is not JSON data or JSON text.
+    """
+    if isinstance(expected, BaseModel):
+        return expected.model_dump(mode="json")
+    if isinstance(expected, str):
+        try:
+            return json.loads(expected)
+        except json.JSONDecodeError as exc:
+            raise GroundTruthError(
+                f"expected must be JSON data or JSON text; got the string {short(expected)}, which is not JSON "
+                f"({exc.msg} at line {exc.lineno}, column {exc.colno}). Store the ground truth as a dict, a list "
+                "or JSON text"
+            ) from None
+    ok, value = _as_json(expected)
+    if not ok:
+        raise GroundTruthError(
+            f"expected must be JSON data (dict, list, str, number, bool or None); got {type(expected).__name__}. "
+            "Convert it to plain JSON types first"
+        )
+    return value
+
+
+def check_threshold(value: float | int | None, default: float, name: str = "threshold") -> float:
+    """`value` as a float in [0, 1], or `default` when it is None (only then: 0 stays 0).
+
+    Raises:
+        ValueError: If `value` is a bool, not a number, or outside [0, 1].
+    """
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"{name} must be a number between 0 and 1 (0 and 1 included); got {value!r}")
+    return float(value)

@@ -1,0 +1,24 @@
+"""Saved agent runs scored offline, as `structsim-nb evaluate` does (AssetOpsBench layout).
+
+`runner` finds trajectories and scenarios, joins them and writes the reports; `scorers` is the
+registry of scorer names; `static_json` is the AssetOpsBench-style scorer; `json_scorers`
+registers the Agenta-style JSON evaluators as scorers.
+"""
+
+from . import json_scorers as _json_scorers  # noqa: F401  (registers the JSON scorers)
+from .runner import EvaluationRun, load_scenarios, load_trajectories, read_scenario_ids, run_evaluation
+from .scorers import ScoreResult, register_scorer, scorer_names
+from .static_json import StaticJsonEvaluator, evaluate_static_json
+
+__all__ = [
+    "EvaluationRun",
+    "ScoreResult",
+    "StaticJsonEvaluator",
+    "evaluate_static_json",
+    "load_scenarios",
+    "load_trajectories",
+    "read_scenario_ids",
+    "register_scorer",
+    "run_evaluation",
+    "scorer_names",
+]

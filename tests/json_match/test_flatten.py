@@ -1,0 +1,37 @@
+"""Tests for structsim_nb.json_match.flatten: leaves by path and the leaf-by-leaf comparison."""
+
+from __future__ import annotations
+
+from structsim_nb.json_match.flatten import compare_leaves, flatten, fold_keys
+from structsim_nb.json_match.values import same_value
+
+
+class TestFlatten:
+    def test_agenta_rule_drops_empty_containers_and_a_scalar_root(self):
+        value = {"a": {"b": 1}, "c": [None, [2]], "d": [], "e": {}}
+        assert flatten(value, keep_empty=False) == {("a", "b"): 1, ("c", 0): None, ("c", 1, 0): 2}
+        assert flatten(5, keep_empty=False) == {} and flatten({}, keep_empty=False) == {}
+
+    def test_empty_containers_kept_as_leaves(self):
+        assert flatten({"d": [], "e": {}}) == {("d",): [], ("e",): {}}
+        assert flatten(5) == {(): 5}
+
+    def test_dotted_keys_stay_distinct(self):
+        assert flatten({"a.b": 1, "a": {"b": 2}}) == {("a.b",): 1, ("a", "b"): 2}
+
+    def test_fold_keys_reports_collisions(self):
+        folded, original, collisions = fold_keys({("Name",): 1, ("NAME",): 2, ("x",): 3})
+        assert folded == {("name",): 2, ("x",): 3} and original[("name",)] == ("NAME",)
+        assert collisions == {("name",): [("Name",), ("NAME",)]}
+
+
+def test_compare_leaves_statuses():
+    gt = flatten({"a": 1, "b": {"c": 2}, "d": 3})
+    out = flatten({"a": 1, "b": 5, "e": 4})
+    pairs = compare_leaves(gt, out, agree=same_value, extras=True)
+    assert [(item.path, item.status) for _, item in pairs] == [
+        ("a", "match"),
+        ("b.c", "wrong"),  # the output has a scalar above the leaf
+        ("d", "missed"),
+        ("e", "invented"),
+    ]

@@ -1,0 +1,48 @@
+"""Tests for structsim_nb.json_match.values: the equality rule and reading each side as JSON."""
+
+from __future__ import annotations
+
+import pytest
+
+from structsim_nb.errors import GroundTruthError
+from structsim_nb.json_match.values import check_threshold, read_expected, read_output, same_value
+
+
+class TestSameValue:
+    @pytest.mark.parametrize(
+        ("a", "b", "equal"),
+        [
+            ({"a": 1}, {"a": 1.0}, True),
+            (True, 1, False),
+            (1, True, False),
+            (float("nan"), float("nan"), True),
+            ([1, 2], [2, 1], False),
+            ({"a": None}, {}, False),
+            (None, None, True),
+            ("1", 1, False),
+            ({"a": [1, {"b": "x"}]}, {"a": [1.0, {"b": "x"}]}, True),
+        ],
+    )
+    def test_value_rule(self, a, b, equal):
+        assert same_value(a, b) is equal
+
+    def test_normalisation_is_opt_in(self):
+        assert not same_value({"c": " Paris"}, {"c": "paris"})
+        assert same_value({"c": " Paris"}, {"c": "paris"}, ignore_case=True, strip=True)
+
+
+class TestReading:
+    def test_output_never_raises(self):
+        assert read_output("no json").ok is False and "output is not JSON" in read_output("no json").message
+        assert read_output({"when": object()}).ok is False
+        assert read_output(("a", 1)).value == ["a", 1]
+
+    def test_expected_string_is_json_text(self):
+        assert read_expected('{"a": 1}') == {"a": 1}
+        with pytest.raises(GroundTruthError, match="which is not JSON"):
+            read_expected("Paris")
+        with pytest.raises(GroundTruthError, match="got object"):
+            read_expected(object())
+
+    def test_threshold_zero_is_kept(self):
+        assert check_threshold(0, 0.5) == 0.0 and check_threshold(None, 0.5) == 0.5 and check_threshold(1, 0.5) == 1.0
