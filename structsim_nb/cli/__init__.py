@@ -1,0 +1,95 @@
+"""The `structsim-nb` command line. It parses arguments, calls the public API and prints.
+
+No scoring logic lives here: every command calls the same functions a notebook would. One module
+per command (`demo`, `evaluate`, `record`), each with `add_parser` and `run`; `_common` holds the
+exit codes and the terminal tables. Exit codes: 0 ok, 1 the run finished but something failed,
+2 bad input, 3 runtime error (and 4-8 for `record`, see `structsim-nb record --help`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import logging
+import sys
+from collections.abc import Sequence
+
+from . import demo, evaluate, record
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_CALL_FAILED,
+    EXIT_FAILURES,
+    EXIT_INVALID_RECORDING,
+    EXIT_LIVE_MISSING,
+    EXIT_NO_CREDENTIALS,
+    EXIT_NO_STRUCTURED_OUTPUT,
+    EXIT_OK,
+    EXIT_RUNTIME_ERROR,
+    HelpFormatter,
+)
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_CALL_FAILED",
+    "EXIT_FAILURES",
+    "EXIT_INVALID_RECORDING",
+    "EXIT_LIVE_MISSING",
+    "EXIT_NO_CREDENTIALS",
+    "EXIT_NO_STRUCTURED_OUTPUT",
+    "EXIT_OK",
+    "EXIT_RUNTIME_ERROR",
+    "build_parser",
+    "main",
+]
+
+EXAMPLES = """\
+examples:
+  structsim-nb demo --out demo-report      # the offline reference evaluation
+  structsim-nb evaluate --trajectories runs/ --scenarios scenarios/
+  structsim-nb record recordings/invoice_walkthrough.json \\
+      --schema examples/notebooks/walkthrough_schema.py:Invoice \\
+      --model-id us.anthropic.claude-haiku-4-5-20251001-v1:0
+  structsim-nb COMMAND --help              # a command's options and examples
+"""
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("structsim-nb")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser, with one subparser per command."""
+    parser = argparse.ArgumentParser(
+        prog="structsim-nb",
+        description="Score an agent's structured output against ground truth, field by field.",
+        epilog=EXAMPLES,
+        formatter_class=HelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v info, -vv debug)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    demo.add_parser(commands)
+    record.add_parsers(commands)
+    evaluate.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
+    # The level sits on our handler too: strands_evals sets the root logger to INFO when it is imported
+    # (strands_evals/experiment.py), which would otherwise print every INFO line of every library.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.setLevel(level)
+    logging.basicConfig(level=level, handlers=[handler])
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        print("interrupted; nothing partial was written", file=sys.stderr)
+        return 130

@@ -1,0 +1,268 @@
+"""`structsim-nb evaluate`: score saved trajectories against scenario folders (AssetOpsBench layout)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILURES,
+    EXIT_OK,
+    EXIT_RUNTIME_ERROR,
+    HelpFormatter,
+    fit_table,
+    plural,
+    terminal_width,
+    workers_arg,
+)
+
+AGGREGATE = "_aggregate.json"
+
+if TYPE_CHECKING:
+    from ..trajectories.runner import EvaluationRun
+
+EXAMPLES = """\
+examples:
+  # the static_json scorer (default): runs/*.json, scenarios/scenario_<id>/
+  structsim-nb evaluate --trajectories runs/ --scenarios scenarios/ \\
+      --reports-dir reports/
+
+  # field by field against a Pydantic model (dotted path) or a JSON Schema file
+  structsim-nb evaluate --trajectories runs/ --scenarios scenarios/ \\
+      --scorer similarity --schema myapp.models.Invoice
+
+  # Agenta-style JSON field match, some scenarios, on two worker processes
+  structsim-nb evaluate --trajectories runs/ --scenarios scenarios/ \\
+      --scorer json_field_match --fields name address.city \\
+      --scenario-ids 11,12 --workers 2
+
+exit codes: 0 every run passed and everything joined, 1 a run failed or errored or something did not
+join, 2 bad input (a missing folder, an unknown scorer, a bad option).
+"""
+
+
+def add_parser(commands: Any) -> None:
+    """Register `evaluate` on the `commands` subparsers."""
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="score saved trajectories against scenario folders (AssetOpsBench layout)",
+        description="Join saved trajectories to scenario_<id> folders (by scenario_id, run_id, then file name), "
+        "score each answer against groundtruth.txt, and write one report per run plus _aggregate.json. "
+        "Exit 0 when every run passed and everything joined, 1 otherwise, 2 on bad input.",
+        epilog=EXAMPLES,
+        formatter_class=HelpFormatter,
+    )
+    evaluate.add_argument("--trajectories", required=True, help="folder of trajectory *.json files, or one file")
+    evaluate.add_argument(
+        "--scenarios",
+        required=True,
+        nargs="+",
+        help="folders of scenario_<id> folders and/or scenario files (.json, .jsonl)",
+    )
+    evaluate.add_argument(
+        "--scenario-ids",
+        metavar="SELECTOR",
+        help="score only these scenarios: ids separated by ',' or '+' (11,12,34), or a file of ids",
+    )
+    evaluate.add_argument(
+        "--timestamp",
+        action="store_true",
+        help="put the current UTC time in _aggregate.json generated_at (default: null, or SOURCE_DATE_EPOCH if set, "
+        "so reports are byte-identical across runs)",
+    )
+    evaluate.add_argument(
+        "-v", "--verbose", action="count", default=argparse.SUPPRESS, help="log more (-v info, -vv debug)"
+    )
+    evaluate.add_argument("--reports-dir", default="reports", help="where reports go (default: %(default)s)")
+    evaluate.add_argument(
+        "--scorer",
+        "--scorer-default",
+        dest="scorer",
+        default="static_json",
+        help="registered scorer: static_json, similarity, exact_match, contains_json, json_field_match or "
+        "json_diff (default: %(default)s)",
+    )
+    evaluate.add_argument(
+        "--schema", help="for --scorer similarity: a Pydantic model dotted path or a JSON Schema file"
+    )
+    json_match = evaluate.add_argument_group(
+        "JSON match scorers",
+        "options of exact_match, contains_json, json_field_match and json_diff (Agenta-compatible)",
+    )
+    json_match.add_argument(
+        "--fields",
+        nargs="+",
+        action="extend",
+        metavar="PATH",
+        help="json_field_match: field paths, dot notation (address.city, items[0].sku), JSON Path ($.items[-1]) "
+        "or JSON Pointer (/address/city)",
+    )
+    json_match.add_argument(
+        "--threshold", type=float, help="json_field_match / json_diff: score needed to pass (default 1.0 / 0.5)"
+    )
+    json_match.add_argument(
+        "--both-absent",
+        choices=["skip", "match", "miss"],
+        help="json_field_match: a field on neither side is skipped (default), a match, or a miss",
+    )
+    json_match.add_argument(
+        "--schema-only", dest="compare_schema_only", action="store_true", help="json_diff: compare JSON types only"
+    )
+    json_match.add_argument("--case-insensitive-keys", action="store_true", help="json_diff: fold key case")
+    json_match.add_argument(
+        "--penalize-extra-keys", action="store_true", help="json_diff: leaves only the answer has count as misses"
+    )
+    json_match.add_argument(
+        "--skip-nulls", action="store_true", help="json_diff: do not score null ground-truth leaves"
+    )
+    json_match.add_argument(
+        "--ignore-case", action="store_true", help="exact_match: compare strings case-insensitively"
+    )
+    json_match.add_argument("--strip", action="store_true", help="exact_match: ignore leading/trailing whitespace")
+    evaluate.add_argument("--no-progress", action="store_true", help="no progress bar (it only shows on a terminal)")
+    evaluate.add_argument(
+        "--workers", type=workers_arg, metavar="N", help="score on N worker processes (default: in this process)"
+    )
+    evaluate.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="score on the Dask cluster at ADDRESS, e.g. tcp://10.0.0.5:8786 (needs the scale extra)",
+    )
+    evaluate.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score the trajectories, write the reports, print the summary; the exit code."""
+    from ..errors import FieldPathError, SchemaLoadError, UnknownScorerError
+    from ..trajectories.runner import read_scenario_ids, run_evaluation
+
+    options = {"schema": args.schema} if args.schema else {}
+    # Options of the JSON match scorers (structsim_nb.json_match); only those given are passed.
+    for key in ("fields", "threshold", "both_absent"):
+        if getattr(args, key) is not None:
+            options[key] = getattr(args, key)
+    for key in ("compare_schema_only", "case_insensitive_keys", "penalize_extra_keys", "skip_nulls", "ignore_case"):
+        if getattr(args, key):
+            options[key] = True
+    if args.strip:
+        options["strip"] = True
+    client = executor = None
+    if args.scheduler:
+        try:
+            from distributed import Client  # optional extra: scale
+        except ImportError:
+            print('error: --scheduler needs Dask: pip install "structsim-nb[scale]"', file=sys.stderr)
+            return EXIT_BAD_INPUT
+        try:
+            client = Client(args.scheduler, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            print(f"error: could not reach the Dask scheduler at {args.scheduler}: {exc}", file=sys.stderr)
+            return EXIT_RUNTIME_ERROR
+        executor = client
+    generated_at = None  # reports stay byte-identical unless a time is asked for
+    if args.timestamp:
+        generated_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    elif os.environ.get("SOURCE_DATE_EPOCH", "").strip().isdigit():
+        epoch = int(os.environ["SOURCE_DATE_EPOCH"])
+        generated_at = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).isoformat(timespec="seconds")
+    try:
+        result = run_evaluation(
+            args.trajectories,
+            args.scenarios,
+            args.reports_dir,
+            scorer=args.scorer,
+            options=options,
+            progress=not args.no_progress,
+            workers=args.workers,
+            executor=executor,
+            scenario_ids=read_scenario_ids(args.scenario_ids) if args.scenario_ids else None,
+            generated_at=generated_at,
+        )
+    except (
+        UnknownScorerError,
+        SchemaLoadError,
+        FieldPathError,
+        ValueError,
+        FileNotFoundError,
+        NotADirectoryError,
+    ) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    finally:
+        if client is not None:
+            client.close()
+    print_summary(result)
+    return _exit_code(result.aggregate)
+
+
+def _line(prefix: str, reason: Any) -> str:
+    """`prefix: reason`, one entry: a single line when it fits the terminal, else wrapped under itself."""
+    import textwrap
+
+    text = f"{prefix}: " + " ".join(str(reason or "").split())
+    return textwrap.fill(text, terminal_width(), subsequent_indent=" " * 6, break_on_hyphens=False)
+
+
+def print_summary(result: EvaluationRun) -> None:
+    """The per-run table, every run that errored and every record that did not join (one line each,
+    the file named, with the reason), the problems, and the totals."""
+    import pandas as pd
+
+    aggregate = result.aggregate
+    rows = [
+        {
+            "report": r["report"],
+            "scenario_id": r["scenario_id"],
+            "status": r["status"],
+            "passed": r["score"]["passed"],
+            "score": r["score"]["score"],
+            "rationale": r["score"].get("rationale"),
+        }
+        for r in aggregate["results"]
+    ]
+    table = pd.DataFrame(rows, columns=["report", "scenario_id", "status", "passed", "score", "rationale"])
+    print(
+        fit_table(table, drop=["rationale"], shrink=["rationale", "report"])
+        if rows
+        else "no trajectory joined a scenario"
+    )
+    errored = [r for r in aggregate["results"] if r["status"] == "error"]
+    if errored:
+        print(f"\nErrors ({plural(len(errored), 'run')} not scored):")
+        for r in errored:
+            print(_line(f"  {r.get('trajectory_file') or r['report']} -> {r['scenario_folder']}", r["error"]))
+    for label, key, column in (
+        ("Unmatched trajectories", "unmatched_trajectories", "file"),
+        ("Unmatched scenarios", "unmatched_scenarios", "folder"),
+    ):
+        if aggregate[key]:
+            print(f"\n{label}:")
+            for item in aggregate[key]:
+                print(_line(f"  {item[column]}", item["error"] or item["reason"]))
+    if aggregate["problems"]:
+        print("\nProblems:")
+        for problem in aggregate["problems"]:
+            print(_line(f"  {problem['source']}", problem["message"]))
+    totals = aggregate["totals"]
+    rate = "n/a" if totals["pass_rate"] is None else f"{totals['pass_rate']:.1%}"
+    print(
+        f"\n{plural(totals['scenarios'], 'run')} scored with {aggregate['scorer']}: "
+        f"{totals['passed']} passed ({rate}), "
+        f"{plural(totals['errors'], 'error')};\n"
+        f"{plural(len(aggregate['unmatched_trajectories']), 'unmatched trajectory', 'unmatched trajectories')}, "
+        f"{plural(len(aggregate['unmatched_scenarios']), 'unmatched scenario')}"
+    )
+    print(f"Reports written: {len(result.report_paths)} in {result.aggregate_path.parent}")
+    print(f"Aggregate report written: {result.aggregate_path}")
+
+
+def _exit_code(aggregate: dict[str, Any]) -> int:
+    totals = aggregate["totals"]
+    clean = totals["passed"] == totals["scenarios"] and not (
+        aggregate["unmatched_trajectories"] or aggregate["unmatched_scenarios"] or aggregate["problems"]
+    )
+    return EXIT_OK if clean else EXIT_FAILURES

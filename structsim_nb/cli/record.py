@@ -1,0 +1,212 @@
+"""`structsim-nb record` and `record-fcc`: re-record agent exchanges against a live model."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_CALL_FAILED,
+    EXIT_INVALID_RECORDING,
+    EXIT_LIVE_MISSING,
+    EXIT_NO_CREDENTIALS,
+    EXIT_NO_STRUCTURED_OUTPUT,
+    EXIT_OK,
+    HelpFormatter,
+)
+
+RECORD_EXAMPLES = """\
+examples:
+  # re-record the walkthrough exchange, reusing its prompt and system prompt
+  structsim-nb record recordings/invoice_walkthrough.json \\
+      --schema examples/notebooks/walkthrough_schema.py:Invoice \\
+      --model-id us.anthropic.claude-haiku-4-5-20251001-v1:0
+
+  # a new recording from your own schema and prompt, with a named AWS profile
+  structsim-nb record recordings/mine.json --schema myapp.models:Invoice \\
+      --prompt-file prompt.txt --profile my-profile \\
+      --model-id us.anthropic.claude-haiku-4-5-20251001-v1:0
+
+exit codes: 0 written, 2 bad arguments, 4 live extra missing, 5 no or rejected credentials, 6 the call
+failed, 7 no structured output, 8 invalid result. On every failure nothing is written and the existing
+recording is left as it was.
+"""
+
+RECORD_FCC_EXAMPLES = """\
+examples:
+  AWS_PROFILE=your-profile structsim-nb record-fcc \\
+      --model-id us.anthropic.claude-haiku-4-5-20251001-v1:0
+  AWS_PROFILE=your-profile structsim-nb record-fcc --source hub --n-docs 20
+
+exit codes: 0 recorded, 4 boto3 missing, 5 no credentials, 6 the run failed (the recordings are left
+as they were).
+"""
+
+
+def add_parsers(commands: Any) -> None:
+    """Register `record` and `record-fcc` on the `commands` subparsers."""
+    record = commands.add_parser(
+        "record",
+        help="re-record an agent exchange against a live Bedrock model (needs the live extra and AWS credentials)",
+        description="Run Agent(model=BedrockModel(...))(prompt, structured_output_model=SCHEMA) once, copy the model's "
+        "stream events unchanged, scrub secrets and write RECORDING atomically, only on success. Prompt, system prompt "
+        "and model id default to those of the existing recording. Credentials come from the environment or "
+        "--profile and are never stored.",
+        epilog=RECORD_EXAMPLES,
+        formatter_class=HelpFormatter,
+    )
+    record.add_argument("recording", help="the recording file to write, e.g. recordings/invoice_walkthrough.json")
+    record.add_argument("--schema", required=True, help="the Pydantic model: MODULE:CLASS or path/to/file.py:CLASS")
+    record.add_argument("--prompt", help="the user prompt (default: the existing recording's)")
+    record.add_argument("--prompt-file", help="read the user prompt from this file")
+    record.add_argument("--system-prompt", help="the agent's system prompt (default: the existing recording's)")
+    record.add_argument("--model-id", help="the Bedrock model id (default: the existing recording's)")
+    record.add_argument("--region", help="the AWS region (default: from the environment or profile)")
+    record.add_argument("--profile", help="the AWS profile (default: AWS_PROFILE or the default chain)")
+    record.add_argument("--no-streaming", action="store_true", help="use converse instead of converse_stream")
+    record.add_argument(
+        "--mode",
+        choices=["rewrite", "once"],
+        default="rewrite",
+        help="rewrite: always re-record (default); once: record only when the file is missing",
+    )
+    record.add_argument(
+        "--note",
+        default="Live capture by structsim-nb record; review the scrubbed content before committing.",
+        help="the provenance note stored in the file",
+    )
+    record.set_defaults(handler=run_record)
+
+    record_fcc = commands.add_parser(
+        "record-fcc",
+        help="re-record the FCC notebook run (both output models) against your own Bedrock access",
+        description="Execute examples/notebooks/03_fcc_invoices_bedrock.ipynb in record mode against live Bedrock "
+        "(needs AWS credentials), write recordings/fcc_invoices.json, fcc_invoices_tuned.json and "
+        "fcc_invoices.settings.json only if every cell succeeds, then execute it again in replay mode against them "
+        "and save its outputs. On any failure the committed recordings are left as they were.",
+        epilog=RECORD_FCC_EXAMPLES,
+        formatter_class=HelpFormatter,
+    )
+    record_fcc.add_argument(
+        "--model-id", default=None, help="Bedrock model id (default: $STRUCTSIM_NB_FCC_MODEL_ID, else Claude Haiku 4.5)"
+    )
+    record_fcc.add_argument(
+        "--source", default="sample", help="'sample' (bundled, default), 'hub' (the real dataset) or a JSON Lines path"
+    )
+    record_fcc.add_argument("--n-docs", type=int, default=None, help="record at most this many documents")
+    record_fcc.add_argument("--max-line-items", type=int, default=None, help="skip documents with more line items")
+    record_fcc.add_argument("--max-text-chars", type=int, default=None, help="skip documents with longer OCR text")
+    record_fcc.add_argument("--out", default=None, help="folder for the recordings (default: the repo's recordings/)")
+    record_fcc.add_argument("--profile", default=None, help="AWS profile (default: AWS_PROFILE or the default chain)")
+    record_fcc.add_argument("--region", default=None, help="AWS region (default: the profile's)")
+    record_fcc.add_argument("--no-save", action="store_true", help="do not save the replayed notebook's outputs")
+    record_fcc.set_defaults(handler=run_record_fcc)
+
+
+def run_record(args: argparse.Namespace) -> int:
+    """Record one exchange against live Bedrock; the exit code says how it ended."""
+    from .. import errors
+    from ..replay.bedrock import bedrock_model
+    from ..replay.cassette import load_recording
+    from ..replay.recorder import load_schema, record_exchange
+
+    target = Path(args.recording)
+    if args.mode == "once" and target.exists():
+        print(f"{target} exists; mode 'once' keeps it (use --mode rewrite to re-record)")
+        return EXIT_OK
+    previous = None
+    if target.exists():
+        try:
+            previous = load_recording(target)
+        except errors.ReplayError as exc:
+            print(
+                f"warning: the existing recording is unreadable ({exc}); it is kept unless this run succeeds",
+                file=sys.stderr,
+            )
+    try:
+        schema = load_schema(args.schema)
+        prompt, system_prompt, model_id = _record_inputs(args, previous)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    codes = [
+        (errors.LiveExtraMissingError, EXIT_LIVE_MISSING),
+        (errors.CredentialsMissingError, EXIT_NO_CREDENTIALS),
+        (errors.NoStructuredOutputError, EXIT_NO_STRUCTURED_OUTPUT),
+        (errors.InvalidRecordingError, EXIT_INVALID_RECORDING),
+        (errors.LiveCallError, EXIT_CALL_FAILED),
+    ]
+    try:
+        model, secrets = bedrock_model(
+            model_id, region=args.region, profile=args.profile, streaming=not args.no_streaming
+        )
+        result = record_exchange(
+            target,
+            model=model,
+            schema=schema,
+            prompt=prompt,
+            system_prompt=system_prompt,
+            secrets=secrets,
+            note=args.note,
+            rerecord_command=previous.provenance.rerecord_command if previous else None,
+        )
+    except errors.RecordError as exc:
+        code = next(code for kind, code in codes if isinstance(exc, kind))
+        print(f"error: {exc}\nno recording was written; {target} is unchanged", file=sys.stderr)
+        return code
+    print(f"wrote {result.path}: {result.calls} model call(s); scrubbed {result.scrubbed or 'nothing'}")
+    print(result.structured_output.model_dump_json(indent=2))
+    print("review the file (prompt, document text, model output) before committing it")
+    return EXIT_OK
+
+
+def _record_inputs(args: argparse.Namespace, previous: object) -> tuple[str, str | None, str]:
+    """The prompt, system prompt and model id: from the arguments, else from the existing recording."""
+    first = previous.interactions[0].request if previous is not None else None  # type: ignore[attr-defined]
+    if args.prompt_file:
+        prompt = Path(args.prompt_file).read_text(encoding="utf-8")
+    elif args.prompt is not None:
+        prompt = args.prompt
+    elif first is not None and first.messages[0].get("content") and "text" in first.messages[0]["content"][0]:
+        prompt = first.messages[0]["content"][0]["text"]
+    else:
+        raise ValueError("--prompt or --prompt-file is required when there is no existing recording to reuse")
+    system_prompt = args.system_prompt
+    if system_prompt is None and first is not None and first.system:
+        system_prompt = "".join(block.get("text", "") for block in first.system)
+    model_id = args.model_id or (previous.provenance.model_id if previous is not None else None)  # type: ignore[attr-defined]
+    if not model_id:
+        raise ValueError("--model-id is required when there is no existing recording to reuse")
+    return prompt, system_prompt, model_id
+
+
+def run_record_fcc(args: argparse.Namespace) -> int:
+    """Re-record the FCC notebook run; the exit code says how it ended."""
+    from .. import errors
+    from ..fcc.run import RunSettings, model_id, record_notebook
+
+    settings = RunSettings(
+        source=args.source,
+        n_docs=args.n_docs,
+        max_line_items=args.max_line_items,
+        max_text_chars=args.max_text_chars,
+        model_id=args.model_id or model_id(),
+    )
+    try:
+        written = record_notebook(
+            settings=settings, out_dir=args.out, profile=args.profile, region=args.region, save=not args.no_save
+        )
+    except errors.LiveExtraMissingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_LIVE_MISSING
+    except errors.CredentialsMissingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_NO_CREDENTIALS
+    except Exception as exc:  # a failed cell: nbclient's CellExecutionError names the cell and the error
+        print(f"error: the notebook run failed; the recordings were left as they were.\n{exc}", file=sys.stderr)
+        return EXIT_CALL_FAILED
+    print("recorded and replayed the FCC notebook run; wrote " + ", ".join(map(str, written)))
+    return EXIT_OK

@@ -1,0 +1,739 @@
+"""Score saved agent trajectories against scenario folders, offline: load, join, score, report.
+
+Layout (AssetOpsBench's)::
+
+    trajectories/            any depth; every *.json file is one run
+      11.json                {"run_id": "11", "scenario_id": "11", "answer": "...", ...}
+    scenarios/
+      scenario_11/           the id is the folder name without a leading "scenario_"
+        groundtruth.txt      the expected answer (required)
+        groundtruth_eval.json  optional scorer metadata (CAR mode)
+
+Join: a trajectory joins the scenario named by its `scenario_id`, or, when it has none, by its
+file name stem (`34.json` -> `34`); failing that, by its `run_id` (for a `scenario_id` that is a
+descriptive label). Every trajectory for a scenario is scored. `--scenarios` also takes scenario
+files (`.json` list or object, `.jsonl`) with `id` and `expected_answer` (or
+`characteristic_form`), and several paths. `scenario_ids` keeps only the named scenarios.
+
+The answer is scored with its `<think>...</think>` blocks removed, and the report holds it so.
+Each report has an `ops` block read from the trajectory (turns, tool calls, tokens, duration,
+cost; None when the trajectory does not record it); the aggregate sums them.
+
+Nothing is dropped silently. A file that is not UTF-8, not JSON or not an object, or has no
+`answer`, still joins by its file name stem and gets an error entry; a scenario folder without
+`groundtruth.txt`, with an unreadable one, or with a bad `groundtruth_eval.json` gives an error
+entry for each of its runs. Unmatched trajectories and scenarios, and duplicate scenario ids,
+are listed in `_aggregate.json`. A pair the scorer refuses (an unparseable ground truth) is an
+error entry. Reports are written atomically with sorted keys, so the same inputs give
+byte-identical files: `generated_at` is None unless the caller passes a time (the CLI's
+`--timestamp`, or `SOURCE_DATE_EPOCH`, which is itself reproducible).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypedDict
+
+from .._io import write_text_atomic
+from ..answers import strip_think
+from ..errors import StructsimError
+from .scorers import get_scorer, validate_options
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "AGGREGATE_NAME",
+    "EvaluationRun",
+    "Pair",
+    "Scenario",
+    "Trajectory",
+    "join_records",
+    "load_scenarios",
+    "load_trajectories",
+    "read_scenario_ids",
+    "run_evaluation",
+    "score_pair",
+]
+
+AGGREGATE_NAME = "_aggregate.json"
+#: The metrics `score_summary` averages (`<metric>_avg`), as AssetOpsBench's report does.
+SUMMARY_METRICS: tuple[str, ...] = (
+    "partial_match_accuracy",
+    "partial_exact_match_accuracy",
+    "strict_exact_match_accuracy",
+    "partial_similarity_score",
+    "partial_numeric_match_accuracy",
+    "range_match_accuracy",
+    "delta_1_match_accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "total_gold_keys",
+    "total_model_keys",
+    "matched_keys",
+    "accepted_value_matches",
+    "exact_value_matches",
+    "numeric_gold_keys",
+    "numeric_value_matches",
+    "range_eligible_keys",
+    "range_value_matches",
+    "delta_1_eligible_keys",
+    "delta_1_value_matches",
+    "mode_key_match",
+    "mode_exactly_one_key",
+    "mode_term_coverage",
+    "mode_optional_term_coverage",
+    "car_score",
+)
+_OPS_KEYS = ("turn_count", "tool_call_count", "unique_tools", "tokens_in", "tokens_out", "duration_ms", "est_cost_usd")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """One saved run. `error` says why it cannot be scored (then `answer` is None)."""
+
+    file: str
+    stem: str
+    run_id: str | None = None
+    scenario_id: str | None = None
+    runner: str = ""
+    model: str = ""
+    question: str = ""
+    answer: str | None = None
+    error: str | None = None
+    ops: dict[str, Any] = field(default_factory=lambda: dict.fromkeys(_OPS_KEYS))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One scenario (folder or file entry). `error` says why its runs cannot be scored (then `groundtruth` is None).
+
+    `folder` is the folder name, or `<file>#<n>` for the n-th scenario of a scenario file.
+    `type` is `structured` for folders (as upstream), else the entry's `type` (None if absent).
+    """
+
+    id: str
+    folder: str
+    groundtruth: str | None = None
+    evaluation_metadata: dict[str, Any] | None = None
+    error: str | None = None
+    type: str | None = "structured"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A trajectory joined to its scenario, and the key that joined them."""
+
+    trajectory: Trajectory
+    scenario: Scenario
+    joined_by: str
+
+
+@dataclass(frozen=True)
+class EvaluationRun:
+    """What `run_evaluation` wrote: the aggregate (as written) and every report path."""
+
+    aggregate: dict[str, Any]
+    aggregate_path: Path
+    report_paths: list[Path] = field(default_factory=list)
+
+
+def _text_id(value: Any) -> str | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, str)):
+        text = str(value).strip()
+        return text or None
+    return None
+
+
+class _TrajectoryBase(TypedDict):
+    """The `Trajectory` fields every entry has, readable or not."""
+
+    file: str
+    stem: str
+
+
+class _ScenarioBase(TypedDict):
+    """The `Scenario` fields every folder entry has, readable or not."""
+
+    id: str
+    folder: str
+
+
+def _read_trajectory(path: Path, root: Path) -> Trajectory:
+    relative = path.relative_to(root).as_posix() if path != root else path.name
+    base: _TrajectoryBase = {"file": relative, "stem": path.stem}
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Trajectory(**base, error=f"trajectory file is not UTF-8 ({exc.reason} at byte {exc.start})")
+    except OSError as exc:
+        return Trajectory(**base, error=f"trajectory file cannot be read: {exc.strerror}")
+    try:
+        raw = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        return Trajectory(**base, error=f"trajectory file is not JSON: {exc}")
+    if not isinstance(raw, dict):
+        return Trajectory(**base, error=f"trajectory must be a JSON object; got a {type(raw).__name__}")
+    answer = raw.get("answer")
+    if isinstance(answer, (dict, list)):
+        answer = json.dumps(answer, ensure_ascii=False)
+    elif answer is not None and not isinstance(answer, str):
+        answer = str(answer)
+    if answer is not None:
+        answer = strip_think(answer)
+    fields: dict[str, Any] = {
+        "run_id": _text_id(raw.get("run_id")),
+        "scenario_id": _text_id(raw.get("scenario_id")),
+        "runner": str(raw.get("runner") or ""),
+        "model": str(raw.get("model") or ""),
+        "question": str(raw.get("question") or ""),
+        "ops": _ops(raw),
+    }
+    if answer is None:
+        return Trajectory(**base, **fields, error="trajectory has no answer (the 'answer' field is missing or null)")
+    return Trajectory(**base, **fields, answer=answer)
+
+
+def _number(*values: Any) -> float | None:
+    """The first value that is a finite number (bools excluded), or None."""
+    for value in values:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return value
+    return None
+
+
+def _sum(values: list[Any]) -> float | None:
+    numbers = [v for v in values if v is not None]
+    return sum(numbers) if numbers else None
+
+
+def _tool_name(call: Any) -> str | None:
+    if isinstance(call, str):
+        return call
+    if not isinstance(call, dict):
+        return None
+    function = call.get("function")
+    name = call.get("name") or call.get("tool") or call.get("tool_name")
+    if not name and isinstance(function, dict):
+        name = function.get("name")
+    return str(name) if name else None
+
+
+def _ops(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Operational metrics of one saved run; None for anything the trajectory does not record.
+
+    Read from `trajectory.turns` (a list): `turn_count`; tool calls from each turn's
+    `tool_calls` (or `tools`) list, named by `name`/`tool`/`tool_name`/`function.name`; tokens
+    from `tokens_in`/`input_tokens`/`prompt_tokens` (and the `_out`/`output_`/`completion_`
+    forms) on the run, its `usage`, its `trajectory`, or else summed over the turns;
+    `duration_ms` and `est_cost_usd` (or `cost_usd`) likewise.
+    """
+    trajectory = raw.get("trajectory")
+    inner: Mapping[str, Any] = trajectory if isinstance(trajectory, dict) else {}
+    turns = inner.get("turns") if isinstance(inner.get("turns"), list) else None
+    turn_dicts = [turn for turn in turns or [] if isinstance(turn, dict)]
+    calls: list[Any] = []
+    for turn in turn_dicts:
+        for key in ("tool_calls", "tools"):
+            if isinstance(turn.get(key), list):
+                calls += turn[key]
+                break
+    if isinstance(inner.get("tool_calls"), list) and not calls:
+        calls = inner["tool_calls"]
+    names = [name for name in (_tool_name(call) for call in calls) if name]
+
+    def read(*keys: str) -> float | None:
+        sources = [raw, raw.get("usage"), inner, inner.get("usage"), raw.get("metrics")]
+        found = _number(*(source.get(key) for source in sources if isinstance(source, dict) for key in keys))
+        if found is not None:
+            return found
+        return _sum([_number(*(turn.get(key) for key in keys)) for turn in turn_dicts])
+
+    return {
+        "turn_count": len(turns) if turns is not None else None,
+        "tool_call_count": len(calls) if turns is not None or calls else None,
+        "unique_tools": sorted(set(names)),
+        "tokens_in": read("tokens_in", "input_tokens", "prompt_tokens"),
+        "tokens_out": read("tokens_out", "output_tokens", "completion_tokens"),
+        "duration_ms": read("duration_ms"),
+        "est_cost_usd": read("est_cost_usd", "cost_usd"),
+    }
+
+
+def load_trajectories(path: str | Path) -> list[Trajectory]:
+    """Every `*.json` under `path` (recursively, sorted), or the one file `path` names.
+
+    Returns:
+        One `Trajectory` per file, unreadable ones included with `error` set.
+
+    Raises:
+        FileNotFoundError: If `path` does not exist.
+        ValueError: If `path` is a file without the `.json` suffix.
+    """
+    root = Path(path)
+    if not root.exists():
+        raise FileNotFoundError(f"--trajectories must be a folder or .json file; {str(root)!r} does not exist")
+    if root.is_file():
+        if root.suffix.lower() != ".json":
+            raise ValueError(f"--trajectories must be a folder or a .json file; got {str(root)!r}. Pass the folder")
+        return [_read_trajectory(root, root)]
+    files = sorted(p for p in root.rglob("*.json") if p.is_file() and not p.name.startswith("."))
+    return [_read_trajectory(p, root) for p in files]
+
+
+def _read_scenario(folder: Path) -> Scenario:
+    scenario_id = folder.name.removeprefix("scenario_")
+    base: _ScenarioBase = {"id": scenario_id, "folder": folder.name}
+    truth_path = folder / "groundtruth.txt"
+    if not truth_path.is_file():
+        return Scenario(**base, error="scenario folder has no groundtruth.txt")
+    try:
+        truth = truth_path.read_bytes().decode("utf-8").strip()
+    except UnicodeDecodeError as exc:
+        return Scenario(**base, error=f"groundtruth.txt is not UTF-8 ({exc.reason} at byte {exc.start})")
+    if not truth:
+        return Scenario(**base, error="groundtruth.txt is empty")
+    meta_path = folder / "groundtruth_eval.json"
+    metadata = None
+    if meta_path.is_file():
+        try:
+            metadata = json.loads(meta_path.read_bytes().decode("utf-8"))
+        except (ValueError, RecursionError) as exc:
+            return Scenario(**base, groundtruth=truth, error=f"groundtruth_eval.json is not valid JSON: {exc}")
+        if not isinstance(metadata, dict):
+            return Scenario(
+                **base,
+                groundtruth=truth,
+                error=f"groundtruth_eval.json must be a JSON object; got a {type(metadata).__name__}",
+            )
+    return Scenario(**base, groundtruth=truth, evaluation_metadata=metadata)
+
+
+def _scenario_entries(path: Path) -> list[Scenario]:
+    """The scenarios of a scenario file: `.jsonl` (one object a line), or a JSON list or object."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"--scenarios file {str(path)!r} must be UTF-8; {exc.reason} at byte {exc.start}") from None
+    if not text.strip():
+        return []
+    try:
+        if path.suffix.lower() == ".jsonl":
+            entries = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            loaded = json.loads(text)
+            entries = loaded if isinstance(loaded, list) else [loaded]
+    except ValueError as exc:
+        raise ValueError(f"--scenarios file {str(path)!r} must be JSON or JSON lines; {exc}") from None
+    scenarios = []
+    for index, entry in enumerate(entries):
+        source = f"{path.name}#{index}"
+        if not isinstance(entry, dict) or _text_id(entry.get("id")) is None:
+            raise ValueError(
+                f"--scenarios file entries must be objects with an id; {source} is {str(entry)[:80]!r}. Fix the file"
+            )
+        truth = entry.get("expected_answer")
+        if truth is None or (isinstance(truth, str) and not truth.strip()):
+            truth = entry.get("characteristic_form")
+        if isinstance(truth, (dict, list)):
+            truth = json.dumps(truth, ensure_ascii=False)
+        meta = entry.get("evaluation_metadata")
+        base: dict[str, Any] = {"id": _text_id(entry["id"]), "folder": source, "type": entry.get("type")}
+        if truth is None or not str(truth).strip():
+            scenarios.append(
+                Scenario(**base, error="scenario has neither expected_answer nor characteristic_form to score against")
+            )
+        elif meta is not None and not isinstance(meta, dict):
+            scenarios.append(Scenario(**base, error="evaluation_metadata must be a JSON object"))
+        else:
+            scenarios.append(Scenario(**base, groundtruth=str(truth).strip(), evaluation_metadata=meta))
+    return scenarios
+
+
+def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenario], list[dict[str, str]]]:
+    """Scenarios from folders of scenario folders and from scenario files, in the order given.
+
+    A folder contributes its immediate sub-folders, sorted (`scenario_11/` -> id `11`). A file
+    (`.json` list or object, or `.jsonl`) contributes one scenario per entry: `id`, and
+    `expected_answer` or `characteristic_form` as the ground truth; `evaluation_metadata` and
+    `type` are optional.
+
+    Returns:
+        The scenarios (those that cannot be scored included, with `error` set) and the
+        problems: a scenario whose id repeats an earlier one is left out and listed there.
+
+    Raises:
+        NotADirectoryError: If a path does not exist.
+        ValueError: If a scenario file is not JSON or has an entry without an id.
+    """
+    paths = [path] if isinstance(path, (str, Path)) else list(path)
+    scenarios: list[Scenario] = []
+    problems: list[dict[str, str]] = []
+    seen: dict[str, str] = {}
+    for item in paths:
+        root = Path(item)
+        if root.is_file():
+            found = _scenario_entries(root)
+        elif root.is_dir():
+            found = [
+                _read_scenario(folder)
+                for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+            ]
+        else:
+            raise NotADirectoryError(
+                f"--scenarios must be a folder of scenario folders or a scenario file; {str(root)!r} does not exist"
+            )
+        for scenario in found:
+            # Where it came from, as a path a user can open: the folder, or `<file>#<entry>`.
+            where = str(root / scenario.folder) if root.is_dir() else str(root.with_name(scenario.folder))
+            if scenario.id in seen:
+                problems.append(
+                    {
+                        "kind": "duplicate_scenario_id",
+                        "source": scenario.folder,
+                        "message": f"scenario id {scenario.id!r} is already taken by {seen[scenario.id]}; "
+                        f"this one ({where}) is not used. Give one of them another id",
+                    }
+                )
+                continue
+            seen[scenario.id] = where
+            scenarios.append(scenario)
+    return scenarios, problems
+
+
+def read_scenario_ids(selector: str) -> list[str]:
+    """The ids a `--scenario-ids` value names: a file of ids, or ids separated by `,`, `+` or spaces.
+
+    A file may be a JSON list, a YAML list (one `- id` a line) or plain text with one id a line
+    (`#` starts a comment). Upstream's named suites (`fcc_lite`) live in its repository, not here.
+
+    Raises:
+        ValueError: If the selector names no id.
+    """
+    path = Path(selector)
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+        try:
+            loaded = json.loads(text)
+        except ValueError:
+            loaded = None
+        if isinstance(loaded, list):
+            ids = [str(item).strip() for item in loaded]
+        else:
+            ids = [line.split("#", 1)[0].strip().removeprefix("- ").strip().strip("'\"") for line in text.splitlines()]
+    else:
+        ids = re.split(r"[,+\s]+", selector)
+    ids = [item for item in ids if item]
+    if not ids:
+        raise ValueError(f"--scenario-ids must name at least one scenario id; got {selector!r}. Pass e.g. 11,12,34")
+    return list(dict.fromkeys(ids))
+
+
+def join_records(
+    trajectories: Iterable[Trajectory], scenarios: Iterable[Scenario]
+) -> tuple[list[Pair], list[Trajectory], list[Scenario]]:
+    """Join trajectories to scenarios by `scenario_id` (or the file name stem when it has none), then `run_id`.
+
+    Returns:
+        The pairs (in trajectory order), the trajectories no key joined, and the scenarios
+        no trajectory joined.
+    """
+    by_id = {scenario.id: scenario for scenario in scenarios}
+    pairs: list[Pair] = []
+    unmatched: list[Trajectory] = []
+    for trajectory in trajectories:
+        first = ("scenario_id", trajectory.scenario_id) if trajectory.scenario_id is not None else None
+        for joined_by, key in (first or ("filename", trajectory.stem), ("run_id", trajectory.run_id)):
+            if key is not None and key in by_id:
+                pairs.append(Pair(trajectory, by_id[key], joined_by))
+                break
+        else:
+            unmatched.append(trajectory)
+    used = {pair.scenario.id for pair in pairs}
+    return pairs, unmatched, [scenario for scenario in by_id.values() if scenario.id not in used]
+
+
+def _clean(value: Any) -> Any:
+    """`value` as strict JSON: NaN and infinities become None, tuples lists."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(key): _clean(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(item) for item in value]
+    return value
+
+
+def score_pair(pair: Pair, *, scorer: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Score one pair; the per-run report as a dict. Plain and picklable, so it maps over a pool.
+
+    Never raises for bad data: an unreadable trajectory or scenario, or a pair the scorer
+    refuses (`ValueError`, `TypeError`, `StructsimError`), gives `status: "error"`, `passed`
+    False, `score` 0.0 and the message under `error`.
+    """
+    trajectory, scenario = pair.trajectory, pair.scenario
+    report: dict[str, Any] = {
+        "scenario_id": scenario.id,
+        "scenario_type": scenario.type,
+        "scenario_folder": scenario.folder,
+        "run_id": trajectory.run_id,
+        "runner": trajectory.runner,
+        "model": trajectory.model,
+        "question": trajectory.question,
+        "answer": trajectory.answer,
+        "trajectory_file": trajectory.file,
+        "joined_by": pair.joined_by,
+        "ops": trajectory.ops,
+    }
+    error = trajectory.error or scenario.error
+    if error is None:
+        try:
+            result = get_scorer(scorer)(
+                scenario.groundtruth or "",
+                trajectory.answer or "",
+                evaluation_metadata=scenario.evaluation_metadata,
+                options=options,
+            )
+        except (StructsimError, ValueError, TypeError, RecursionError) as exc:
+            error = str(exc)
+        else:
+            report.update(status="scored", error=None, score=_clean(result.to_dict()))
+            logger.debug("scenario=<%s>, passed=<%s> | scored trajectory", scenario.id, result.passed)
+            return report
+    logger.debug("scenario=<%s>, error=<%s> | trajectory not scored", scenario.id, error)
+    report.update(
+        status="error",
+        error=error,
+        score={"scorer": scorer, "passed": False, "score": 0.0, "rationale": error, "details": {}},
+    )
+    return report
+
+
+def _report_names(pairs: list[Pair]) -> list[str]:
+    """`<run_id>.json`, or `scenario-<id>.json` without a run id; repeats get `-1`, `-2`."""
+    names: list[str] = []
+    taken: set[str] = {AGGREGATE_NAME.lower()}
+    for pair in pairs:
+        stem = pair.trajectory.run_id or f"scenario-{pair.scenario.id}"
+        stem = _UNSAFE.sub("_", stem).strip("._") or "run"
+        name, counter = f"{stem}.json", 0
+        while name.lower() in taken:
+            counter += 1
+            name = f"{stem}-{counter}.json"
+        taken.add(name.lower())
+        names.append(name)
+    return names
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(_clean(data), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def _summary(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """AssetOpsBench's `score_summary` over the scored reports (error entries are left out).
+
+    `scored_results`, `score_avg/min/max`, `<metric>_avg` for each of `SUMMARY_METRICS` (mean
+    rounded to 4 places, None when no report has the metric; bools ignored), and
+    `missing_keys_total`, `extra_keys_total`, `detail_entries_total`.
+    """
+    scored = [r["score"] for r in reports if r["status"] == "scored"]
+    scores = [float(s["score"]) for s in scored]
+    summary: dict[str, Any] = {
+        "scored_results": len(scored),
+        "score_avg": _mean(scores),
+        "score_min": round(min(scores), 4) if scores else None,
+        "score_max": round(max(scores), 4) if scores else None,
+    }
+    for metric in SUMMARY_METRICS:
+        values = [
+            float(value)
+            for score in scored
+            if isinstance(value := score["details"].get(metric), (int, float)) and not isinstance(value, bool)
+        ]
+        summary[f"{metric}_avg"] = _mean(values)
+    for key, name in (("missing_keys", "missing_keys_total"), ("extra_keys", "extra_keys_total")):
+        summary[name] = sum(len(s["details"].get(key) or []) for s in scored)
+    summary["detail_entries_total"] = sum(len(s["details"].get("details") or []) for s in scored)
+    return summary
+
+
+def _percentile(values: list[float], fraction: float) -> float | None:
+    """Linear-interpolated percentile (numpy's default), rounded to 3 places; None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * fraction
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return round(ordered[low] + (ordered[high] - ordered[low]) * (position - low), 3)
+
+
+def _ops_totals(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """The aggregate `ops` block: sums and duration percentiles over every report (None when none recorded)."""
+    ops = [r["ops"] for r in reports]
+
+    def total(key: str) -> float | None:
+        values = [o[key] for o in ops if o.get(key) is not None]
+        return round(sum(values), 6) if values else None
+
+    durations = [float(o["duration_ms"]) for o in ops if o.get("duration_ms") is not None]
+    return {
+        "tokens_in_total": total("tokens_in"),
+        "tokens_out_total": total("tokens_out"),
+        "duration_ms_p50": _percentile(durations, 0.5),
+        "duration_ms_p95": _percentile(durations, 0.95),
+        "tool_calls_total": total("tool_call_count"),
+        "est_cost_usd_total": total("est_cost_usd"),
+    }
+
+
+def _by_type(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    groups: dict[str, list[bool]] = {}
+    for report in reports:
+        groups.setdefault(report["scenario_type"] or "unknown", []).append(bool(report["score"]["passed"]))
+    return {
+        name: {"total": len(flags), "passed": sum(flags), "pass_rate": round(sum(flags) / len(flags), 4)}
+        for name, flags in sorted(groups.items())
+    }
+
+
+def run_evaluation(
+    trajectories: str | Path,
+    scenarios: str | Path | Iterable[str | Path],
+    reports_dir: str | Path,
+    *,
+    scorer: str = "static_json",
+    options: Mapping[str, Any] | None = None,
+    progress: bool = False,
+    workers: int | None = None,
+    executor: Any = None,
+    scenario_ids: Iterable[str] | None = None,
+    generated_at: str | None = None,
+) -> EvaluationRun:
+    """Load, join, score every pair, and write one report per run plus `_aggregate.json`.
+
+    Args:
+        trajectories: Folder of trajectory `*.json` files (searched recursively), or one file.
+        scenarios: Folder of `scenario_<id>` folders, a scenario file, or a list of them.
+        reports_dir: Where the reports go (created if missing).
+        scorer: A registered scorer name (`scorers.scorer_names()`). Default `static_json`.
+        options: Scorer options (`{"schema": "x.Model"}` for `similarity`). Default none.
+        progress: Show a tqdm bar on stderr when stderr is a terminal. Default False.
+        workers: Score on this many worker processes (`dataset.map_ordered`); the reports are
+            the same, in the same order. Default None: in this process.
+        executor: A `concurrent.futures.Executor` or a `distributed.Client` to score on
+            instead. Default None.
+        scenario_ids: Score only these scenarios. Trajectories that join another scenario are
+            counted under `totals.excluded`, not listed as unmatched; ids that match no
+            scenario are listed in `problems`. Default None: all.
+        generated_at: The aggregate's `generated_at` (an ISO time). Default None, so the
+            reports stay byte-identical across runs; the CLI passes the time for `--timestamp`.
+
+    Returns:
+        An `EvaluationRun` with the aggregate as written and the report paths.
+
+    Raises:
+        UnknownScorerError: If `scorer` is not registered.
+        SchemaLoadError: If the scorer's options are invalid (a bad `--schema`).
+        FileNotFoundError, NotADirectoryError: If an input folder is missing.
+    """
+    options = dict(options or {})
+    validate_options(scorer, options)
+    loaded = load_trajectories(trajectories)
+    scenario_list, problems = load_scenarios(scenarios)
+    pairs, unmatched_trajectories, unmatched_scenarios = join_records(loaded, scenario_list)
+    excluded = 0
+    selected = list(dict.fromkeys(scenario_ids)) if scenario_ids is not None else None
+    if selected is not None:
+        wanted = set(selected)
+        known = {s.id for s in scenario_list}
+        problems += [
+            {
+                "kind": "unknown_scenario_id",
+                "source": "--scenario-ids",
+                "message": f"scenario id {item!r} matches no scenario",
+            }
+            for item in selected
+            if item not in known
+        ]
+        excluded = sum(1 for pair in pairs if pair.scenario.id not in wanted)
+        pairs = [pair for pair in pairs if pair.scenario.id in wanted]
+        unmatched_scenarios = [s for s in unmatched_scenarios if s.id in wanted]
+    from tqdm import tqdm
+
+    bar = tqdm(
+        pairs, desc="scoring", unit="run", file=sys.stderr, disable=not (progress and sys.stderr.isatty()), leave=False
+    )
+    if executor is None and (workers or 1) <= 1:
+        reports = [score_pair(pair, scorer=scorer, options=options) for pair in bar]
+    else:  # the same pure function on worker processes; results come back in input order
+        from functools import partial
+
+        from ..dataset import map_ordered
+
+        reports = []
+        for report in map_ordered(
+            partial(score_pair, scorer=scorer, options=options), pairs, workers=workers, executor=executor
+        ):
+            reports.append(report)
+            bar.update()
+        bar.close()
+    out = Path(reports_dir)
+    names = _report_names(pairs)
+    paths = [write_text_atomic(out / name, _dump(report)) for name, report in zip(names, reports, strict=True)]
+    passed = sum(1 for report in reports if report["score"]["passed"])
+    errors = sum(1 for report in reports if report["status"] == "error")
+    aggregate = {
+        "generated_at": generated_at,
+        "scorer": scorer,
+        "options": options,
+        "scenario_ids": selected,
+        "totals": {
+            "scenarios": len(pairs),
+            "scored": len(pairs) - errors,
+            "passed": passed,
+            "pass_rate": round(passed / len(pairs), 4) if pairs else None,
+            "errors": errors,
+            "trajectories": len(loaded),
+            "scenarios_loaded": len(scenario_list),
+            "excluded": excluded,
+        },
+        "by_scenario_type": _by_type(reports),
+        "runners": sorted({p.trajectory.runner for p in pairs if p.trajectory.runner}),
+        "models": sorted({p.trajectory.model for p in pairs if p.trajectory.model}),
+        "ops": _ops_totals(reports),
+        "score_summary": _summary(reports),
+        "results": [{"report": name, **report} for name, report in zip(names, reports, strict=True)],
+        "unmatched_trajectories": [
+            {
+                "file": t.file,
+                "scenario_id": t.scenario_id,
+                "run_id": t.run_id,
+                "error": t.error,
+                "reason": "no scenario matches its scenario_id (or file name stem) or run_id",
+            }
+            for t in unmatched_trajectories
+        ],
+        "unmatched_scenarios": [
+            {"scenario_id": s.id, "folder": s.folder, "error": s.error, "reason": "no trajectory joins this scenario"}
+            for s in unmatched_scenarios
+        ],
+        "problems": problems,
+    }
+    aggregate_path = write_text_atomic(out / AGGREGATE_NAME, _dump(aggregate))
+    logger.info("pairs=<%d>, passed=<%d>, errors=<%d> | wrote reports", len(pairs), passed, errors)
+    return EvaluationRun(aggregate=json.loads(_dump(aggregate)), aggregate_path=aggregate_path, report_paths=paths)

@@ -1,0 +1,298 @@
+"""Loading, joining and scoring saved trajectories; the scorer registry; bad inputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from structsim_nb.errors import SchemaLoadError, UnknownScorerError
+from structsim_nb.trajectories.runner import (
+    Pair,
+    Scenario,
+    Trajectory,
+    join_records,
+    load_scenarios,
+    load_trajectories,
+    read_scenario_ids,
+    run_evaluation,
+    score_pair,
+)
+from structsim_nb.trajectories.scorers import ScoreResult, get_scorer, register_scorer, score_similarity, scorer_names
+
+TREE = Path(__file__).parent.parent / "data" / "trajectories_tree"
+
+
+def _write(path: Path, data: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+class TestLoad:
+    def test_tree(self) -> None:
+        loaded = {t.file: t for t in load_trajectories(TREE / "trajectories")}
+        assert "nested/34.json" in loaded  # recursive
+        assert loaded["nested/34.json"].scenario_id is None and loaded["nested/34.json"].stem == "34"
+        assert loaded["19.json"].run_id == "19"  # an int run_id is kept as text
+        assert "not JSON" in loaded["14.json"].error
+        assert "not UTF-8" in loaded["15.json"].error
+        assert "no answer" in loaded["16.json"].error
+
+    def test_scenarios(self) -> None:
+        scenarios, problems = load_scenarios(TREE / "scenarios")
+        by_id = {s.id: s for s in scenarios}
+        assert by_id["11"].groundtruth == "{'energy': 14, 'material': 48}" and by_id["11"].folder == "scenario_11"
+        assert by_id["13"].evaluation_metadata["mode"] == "clarification"
+        assert by_id["17"].error == "scenario folder has no groundtruth.txt"
+        assert by_id["21"].folder == "21"
+        assert problems == [
+            {
+                "kind": "duplicate_scenario_id",
+                "source": "scenario_21",
+                # Both places are named, so the user can open them: the folder kept and the one left out.
+                "message": f"scenario id '21' is already taken by {TREE / 'scenarios' / '21'}; this one "
+                f"({TREE / 'scenarios' / 'scenario_21'}) is not used. Give one of them another id",
+            }
+        ]
+
+    def test_invalid_eval_metadata_is_reported_against_its_scenario(self, tmp_path: Path) -> None:
+        (tmp_path / "scenario_1").mkdir()
+        (tmp_path / "scenario_1" / "groundtruth.txt").write_text('{"a": 1}')
+        (tmp_path / "scenario_1" / "groundtruth_eval.json").write_text("{not json")
+        (scenario,), _ = load_scenarios(tmp_path)
+        assert scenario.error.startswith("groundtruth_eval.json is not valid JSON")
+
+    def test_structured_answer_is_kept_as_json_text(self, tmp_path: Path) -> None:
+        (trajectory,) = load_trajectories(_write(tmp_path / "t.json", {"run_id": "1", "answer": {"a": 1}}))
+        assert trajectory.answer == '{"a": 1}'
+
+    def test_missing_inputs(self, tmp_path: Path) -> None:
+        with pytest.raises(FileNotFoundError, match="does not exist"):
+            load_trajectories(tmp_path / "nope")
+        with pytest.raises(NotADirectoryError, match="does not exist"):
+            load_scenarios(tmp_path / "nope")
+        _write(tmp_path / "t.txt", {})
+        with pytest.raises(ValueError, match=r"\.json file"):
+            load_trajectories(tmp_path / "t.txt")
+
+    def test_think_blocks_are_removed_from_the_answer(self) -> None:
+        loaded = {t.file: t for t in load_trajectories(TREE / "trajectories")}
+        assert loaded["nested/34.json"].answer == "The answer is 34."
+
+    def test_ops(self) -> None:
+        (trajectory,) = load_trajectories(TREE / "trajectories" / "11.json")
+        assert trajectory.ops == {
+            "turn_count": 2,
+            "tool_call_count": 3,
+            "unique_tools": ["count_rows", "sql_query"],
+            "tokens_in": 320,
+            "tokens_out": 45,
+            "duration_ms": 650,
+            "est_cost_usd": 0.0012,
+        }
+        (bare,) = load_trajectories(TREE / "trajectories" / "13.json")
+        assert bare.ops["turn_count"] == 0 and bare.ops["tokens_in"] is None and bare.ops["unique_tools"] == []
+
+    def test_scenario_files_and_several_paths(self, tmp_path: Path) -> None:
+        lines = [
+            {"id": 1, "text": "q", "type": "count", "expected_answer": "34"},
+            {"id": "2", "text": "q", "characteristic_form": {"a": 1}},
+            {"id": "3", "text": "q"},
+        ]
+        (tmp_path / "s.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
+        _write(tmp_path / "one.json", {"id": "11", "text": "q", "expected_answer": "x"})
+        scenarios, problems = load_scenarios([tmp_path / "s.jsonl", tmp_path / "one.json", TREE / "scenarios"])
+        by_id = {s.id: s for s in scenarios}
+        assert (by_id["1"].groundtruth, by_id["1"].type, by_id["1"].folder) == ("34", "count", "s.jsonl#0")
+        assert by_id["2"].groundtruth == '{"a": 1}' and by_id["2"].type is None
+        assert "neither expected_answer nor characteristic_form" in by_id["3"].error
+        assert by_id["11"].folder == "one.json#0" and by_id["12"].type == "structured"
+        assert "scenario_11" in [p["source"] for p in problems]  # the folder repeats id 11
+        (tmp_path / "bad.json").write_text("[1]")
+        with pytest.raises(ValueError, match="objects with an id"):
+            load_scenarios(tmp_path / "bad.json")
+        (tmp_path / "empty.json").write_text("")
+        assert load_scenarios(tmp_path / "empty.json") == ([], [])
+
+    def test_scenario_id_selector(self, tmp_path: Path) -> None:
+        assert read_scenario_ids("11, 12+34") == ["11", "12", "34"]
+        (tmp_path / "ids.yaml").write_text("# lite\n- 11\n- '12'\n")
+        assert read_scenario_ids(str(tmp_path / "ids.yaml")) == ["11", "12"]
+        (tmp_path / "ids.json").write_text("[13, 11]")
+        assert read_scenario_ids(str(tmp_path / "ids.json")) == ["13", "11"]
+        with pytest.raises(ValueError, match="at least one"):
+            read_scenario_ids(" , ")
+
+
+class TestJoin:
+    def test_rules(self) -> None:
+        scenarios = [Scenario("11", "scenario_11", "1"), Scenario("12", "scenario_12", "1"), Scenario("9", "9", "1")]
+        trajectories = [
+            Trajectory("a.json", "a", run_id="x", scenario_id="11"),
+            Trajectory("b.json", "b", run_id="12", scenario_id="a descriptive label"),
+            Trajectory("11.json", "11", run_id="12", scenario_id=None),
+            Trajectory("c.json", "c", run_id="77", scenario_id="78"),
+            Trajectory("9.json", "9", run_id="x", scenario_id="label"),  # the stem is only for a missing id
+            Trajectory("d.json", "d", run_id="12", scenario_id=None),
+        ]
+        pairs, unmatched, unused = join_records(trajectories, scenarios)
+        assert [(p.trajectory.file, p.scenario.id, p.joined_by) for p in pairs] == [
+            ("a.json", "11", "scenario_id"),
+            ("b.json", "12", "run_id"),
+            ("11.json", "11", "filename"),
+            ("d.json", "12", "run_id"),
+        ]
+        assert [t.file for t in unmatched] == ["c.json", "9.json"] and [s.id for s in unused] == ["9"]
+
+
+class TestScorePair:
+    def test_error_entries_never_raise(self) -> None:
+        scenario = Scenario("1", "scenario_1", "{'a':")
+        report = score_pair(
+            Pair(Trajectory("1.json", "1", answer='{"a": 1}'), scenario, "filename"), scorer="static_json", options={}
+        )
+        assert report["status"] == "error" and "ground truth" in report["error"]
+        assert report["score"] == {
+            "scorer": "static_json",
+            "passed": False,
+            "score": 0.0,
+            "rationale": report["error"],
+            "details": {},
+        }
+
+    def test_deeply_nested_answer_is_an_error_entry(self) -> None:
+        deep = "[" * 3000 + "]" * 3000
+        pair = Pair(Trajectory("1.json", "1", answer=deep), Scenario("1", "s", '{"a": 1}'), "filename")
+        report = score_pair(pair, scorer="static_json", options={})
+        assert report["status"] == "scored" and report["score"]["passed"] is False
+
+    def test_several_megabyte_answer(self) -> None:
+        answer = "word " * 800_000 + '{"a": 1}'
+        pair = Pair(Trajectory("1.json", "1", answer=answer), Scenario("1", "s", '{"a": 1}'), "filename")
+        report = score_pair(pair, scorer="static_json", options={})
+        assert report["status"] == "scored" and report["score"]["details"]["model_read_as"] == "text"
+
+
+class TestRegistry:
+    def test_builtins(self) -> None:
+        assert {"static_json", "similarity"} <= set(scorer_names())
+
+    def test_unknown(self) -> None:
+        with pytest.raises(UnknownScorerError, match="Registered: .*static_json"):
+            get_scorer("llm_judge")
+
+    def test_register_and_refuse_duplicates(self) -> None:
+        def always(gold: str, answer: str, *, evaluation_metadata: object, options: object) -> ScoreResult:
+            return ScoreResult("always_test", True, 1.0, "ok", {})
+
+        register_scorer("always_test", always)
+        with pytest.raises(ValueError, match="already registered"):
+            register_scorer("always_test", always)
+        assert get_scorer("always_test")("a", "b", evaluation_metadata=None, options={}).passed
+
+    def test_similarity_needs_a_schema(self) -> None:
+        with pytest.raises(SchemaLoadError, match="needs a schema"):
+            score_similarity("{}", "{}", options={})
+        with pytest.raises(SchemaLoadError, match="dotted path"):
+            score_similarity("{}", "{}", options={"schema": "no.such.Model"})
+
+    def test_similarity_with_a_json_schema_file(self, tmp_path: Path) -> None:
+        schema = _write(
+            tmp_path / "schema.json",
+            {
+                "title": "Counts",
+                "type": "object",
+                "properties": {"energy": {"type": "integer"}, "material": {"type": "integer"}},
+            },
+        )
+        result = score_similarity(
+            "{'energy': 14, 'material': 48}",
+            'Final Answer: {"energy": 14, "material": 48}',
+            options={"schema": str(schema)},
+        )
+        assert result.passed and result.details["read_as"] == {
+            "actual_output": "prefixed",
+            "expected_output": "python_literal",
+        }
+
+
+class TestRun:
+    def test_reports_are_byte_identical_across_runs(self, tmp_path: Path) -> None:
+        first = run_evaluation(TREE / "trajectories", TREE / "scenarios", tmp_path / "a")
+        second = run_evaluation(TREE / "trajectories", TREE / "scenarios", tmp_path / "b")
+        names = sorted(p.name for p in (tmp_path / "a").iterdir())
+        assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
+        for name in names:
+            assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+        assert first.aggregate == second.aggregate
+
+    def test_aggregate(self, tmp_path: Path) -> None:
+        aggregate = run_evaluation(TREE / "trajectories", TREE / "scenarios", tmp_path).aggregate
+        assert aggregate["totals"] == {
+            "scenarios": 10,
+            "scored": 5,
+            "passed": 4,
+            "pass_rate": 0.4,
+            "errors": 5,
+            "trajectories": 11,
+            "scenarios_loaded": 12,
+            "excluded": 0,
+        }
+        assert aggregate["generated_at"] is None and aggregate["scenario_ids"] is None
+        assert aggregate["runners"] == ["direct-llm-agent"]
+        assert aggregate["models"] == ["litellm_proxy/Azure/gpt-5-mini-2025-08-07"]
+        assert aggregate["by_scenario_type"] == {"structured": {"total": 10, "passed": 4, "pass_rate": 0.4}}
+        assert aggregate["ops"] == {
+            "tokens_in_total": 320,
+            "tokens_out_total": 45,
+            "duration_ms_p50": 650.0,
+            "duration_ms_p95": 650.0,
+            "tool_calls_total": 3,
+            "est_cost_usd_total": 0.0012,
+        }
+        assert [t["file"] for t in aggregate["unmatched_trajectories"]] == ["99.json"]
+        assert [s["folder"] for s in aggregate["unmatched_scenarios"]] == ["21", "scenario_20"]
+        results = {r["scenario_id"]: r for r in aggregate["results"]}
+        assert results["12"]["joined_by"] == "run_id" and results["34"]["joined_by"] == "filename"
+        assert results["34"]["report"] == "scenario-34.json" and results["11"]["report"] == "11.json"
+        assert "ground truth must parse" in results["18"]["score"]["rationale"]
+        assert results["17"]["score"]["rationale"] == "scenario folder has no groundtruth.txt"
+        report = json.loads((tmp_path / "11.json").read_text())
+        assert report["score"]["details"]["missing_keys"] == [] and report["answer"] == '{"energy":14,"material":27}'
+        # the upstream ScenarioResult fields, in the per-run report and in the aggregate's results
+        for key in ("scenario_id", "scenario_type", "run_id", "runner", "model", "question", "answer", "score", "ops"):
+            assert key in report and key in results["11"]
+        assert set(report["score"]) == {"scorer", "passed", "score", "rationale", "details"}
+        assert report["score"]["rationale"].startswith("structured answer differs from ground truth")
+        assert {k: v for k, v in results["11"].items() if k != "report"} == report
+        assert json.loads((tmp_path / "scenario-34.json").read_text())["answer"] == "The answer is 34."
+        summary = aggregate["score_summary"]
+        assert summary["scored_results"] == 5 and summary["car_score_avg"] == 1.0
+        assert summary["range_match_accuracy_avg"] == 0.0 and summary["mode_optional_term_coverage_avg"] == 1.0
+        assert summary["missing_keys_total"] == 0 and summary["extra_keys_total"] == 0
+        assert summary["detail_entries_total"] == sum(
+            len(json.loads((tmp_path / r["report"]).read_text())["score"]["details"].get("details", []))
+            for r in aggregate["results"]
+        )
+
+    def test_scenario_ids_and_generated_at(self, tmp_path: Path) -> None:
+        run = run_evaluation(
+            TREE / "trajectories", TREE / "scenarios", tmp_path, scenario_ids=["11", "34", "404"], generated_at="T"
+        )
+        aggregate = run.aggregate
+        assert [r["scenario_id"] for r in aggregate["results"]] == ["11", "34"]
+        assert aggregate["totals"]["excluded"] == 8 and aggregate["unmatched_scenarios"] == []
+        assert [t["file"] for t in aggregate["unmatched_trajectories"]] == ["99.json"]
+        assert aggregate["problems"][-1]["message"] == "scenario id '404' matches no scenario"
+        assert aggregate["generated_at"] == "T" and aggregate["scenario_ids"] == ["11", "34", "404"]
+
+    def test_report_name_collisions(self, tmp_path: Path) -> None:
+        _write(tmp_path / "t" / "a.json", {"run_id": "r/1", "scenario_id": "1", "answer": "1"})
+        _write(tmp_path / "t" / "b.json", {"run_id": "r/1", "scenario_id": "1", "answer": "2"})
+        (tmp_path / "s" / "scenario_1").mkdir(parents=True)
+        (tmp_path / "s" / "scenario_1" / "groundtruth.txt").write_text("1")
+        run = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
+        assert [p.name for p in run.report_paths] == ["r_1.json", "r_1-1.json"]
+        assert run.aggregate["totals"]["passed"] == 1
