@@ -27,6 +27,7 @@ __all__ = [
     "RERECORD_COMMAND",
     "RunSettings",
     "choose_mode",
+    "describe_answers",
     "model_id",
     "open_fcc_model",
     "record_notebook",
@@ -246,6 +247,13 @@ HAND_AUTHORED_NOTE = (
 )
 
 
+def _note(settings: RunSettings) -> str:
+    return (
+        f"Live capture of the FCC notebook run by {RERECORD_COMMAND} (source {settings.source!r}, model "
+        f"{settings.model_id}); review the scrubbed content before committing."
+    )
+
+
 @contextlib.contextmanager
 def open_fcc_model(mode: Mode, recording: str | os.PathLike[str], *, settings: RunSettings) -> Iterator[Any]:
     """The Strands model for one notebook run in `mode`.
@@ -254,36 +262,69 @@ def open_fcc_model(mode: Mode, recording: str | os.PathLike[str], *, settings: R
       been played. Never reads credentials.
     - `LIVE`: a `BedrockModel` for `settings.model_id`; nothing is written.
     - `RECORD`: that `BedrockModel` wrapped by the recorder; on a clean exit `recording` is
-      replaced (atomically, secrets scrubbed) and its provenance names the re-record command.
+      written (atomically, secrets and the credentials in use scrubbed), with provenance naming
+      `structsim-nb record-fcc` as the re-record command. It need not exist beforehand.
 
     Raises:
         RecordingNotFoundError, UnplayedCallsError: In replay, see `structsim_nb.replay.open_model`.
         CredentialsMissingError: In live or record mode without credentials.
     """
-    from ..replay.bedrock import bedrock_model
+    from ..replay.providers.bedrock import bedrock_live_model
     from ..replay.recorder import open_model
 
     if mode is Mode.LIVE:
-        model, _ = bedrock_model(settings.model_id)
-        yield model
+        yield bedrock_live_model(settings.model_id).model
         return
     if mode is Mode.REPLAY:
         with open_model(recording, mode="replay") as model:
             yield model
         return
-    with open_model(recording, mode="rewrite", live=lambda: bedrock_model(settings.model_id)[0]) as model:
+    with open_model(
+        recording,
+        mode="rewrite",
+        live=lambda: bedrock_live_model(settings.model_id),
+        rerecord_command=RERECORD_COMMAND,
+        note=_note(settings),
+    ) as model:
         yield model
-    from ..replay.cassette import load_recording, write_recording
 
-    written = load_recording(recording)
-    provenance = written.provenance.model_copy(
-        update={
-            "note": f"Live capture of the FCC notebook run by {RERECORD_COMMAND} (source {settings.source!r}); "
-            "review the scrubbed content before committing.",
-            "rerecord_command": RERECORD_COMMAND,
-        }
+
+def describe_answers(mode: Mode, settings: RunSettings, *, recording: str | os.PathLike[str] | None = None) -> str:
+    """Where the notebook's answers come from in `mode`, in a few lines a notebook can print.
+
+    Replay describes the recording's provenance; record names the model called and the file
+    about to be written (and what it replaces, if anything); live names the model. Never raises
+    for a missing file in record mode: the run is what creates it.
+
+    Args:
+        mode: The run's mode.
+        settings: The run settings (the model id).
+        recording: The recording. Default None: `recording_path("plain")`.
+
+    Raises:
+        RecordingNotFoundError, RecordingFormatError: In replay, if the recording is missing or invalid.
+    """
+    from ..errors import ReplayError
+    from ..replay.cassette import load_recording
+
+    path = Path(recording) if recording is not None else recording_path("plain")
+    if mode is Mode.LIVE:
+        return f"live: every answer below comes from {settings.model_id} on Bedrock now; nothing is written"
+    if mode is Mode.REPLAY:
+        provenance = load_recording(path).provenance
+        return (
+            f"recordings: source={provenance.source}, model_id={provenance.model_id}, "
+            f"recorded_at={provenance.recorded_at}, re-record: {provenance.rerecord_command}\n{provenance.note[:600]}"
+        )
+    try:
+        previous = load_recording(path).provenance
+        replacing = f"replacing a {previous.source} recording of {previous.recorded_at or 'no date'}"
+    except ReplayError:
+        replacing = "no readable recording there yet"
+    return (
+        f"record: every answer below comes from {settings.model_id} on Bedrock now and is written to {path} "
+        f"({replacing})"
     )
-    write_recording(written.model_copy(update={"provenance": provenance}), recording)
 
 
 #: The notebook `record_notebook` re-records, in a source checkout.
@@ -329,9 +370,9 @@ def record_notebook(
 
     from .._io import write_text_atomic
     from .._notebooks import execute_notebook
-    from ..replay.bedrock import bedrock_model
+    from ..replay.providers.bedrock import bedrock_live_model
 
-    bedrock_model(settings.model_id, profile=profile, region=region)  # fail fast on credentials
+    bedrock_live_model(settings.model_id, profile=profile, region=region)  # fail fast on credentials, before any call
     target = Path(out_dir) if out_dir is not None else recordings_dir()
     env = {
         MODE_ENV: Mode.RECORD.value,

@@ -148,7 +148,9 @@ class FakeBedrock(LoopbackService):
             token = authorization.removeprefix("Bearer ")
             request.notes.update(auth="bearer", token=token)
             if token not in self.api_keys:
-                return _error("UnrecognizedClientException", "Invalid API Key format: Must start with pre-defined prefix")
+                return _error(
+                    "UnrecognizedClientException", "Invalid API Key format: Must start with pre-defined prefix"
+                )
             return None
         claimed = sigv4.parse(authorization)
         if claimed is None:
@@ -200,7 +202,9 @@ def _error(error_type: str, message: str, status: int | None = None) -> Reply:
     )
 
 
-def tool_events(name: str, payload: str, cuts: list[int] | tuple[int, ...] = (), tool_id: str = "tooluse_abc123") -> list[dict[str, Any]]:
+def tool_events(
+    name: str, payload: str, cuts: list[int] | tuple[int, ...] = (), tool_id: str = "tooluse_abc123"
+) -> list[dict[str, Any]]:
     """A ConverseStream tool call: `payload` (JSON text) split at `cuts`, as Bedrock streams it."""
     pieces = [payload[a:b] for a, b in zip([0, *cuts], [*cuts, len(payload)], strict=True)]
     return [
@@ -229,7 +233,10 @@ def converse_tool(name: str, value: dict[str, Any], tool_id: str = "tooluse_x") 
     """A Converse response whose message is one tool call."""
     return {
         "output": {
-            "message": {"role": "assistant", "content": [{"toolUse": {"toolUseId": tool_id, "name": name, "input": value}}]}
+            "message": {
+                "role": "assistant",
+                "content": [{"toolUse": {"toolUseId": tool_id, "name": name, "input": value}}],
+            }
         },
         "stopReason": "tool_use",
         "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},

@@ -58,7 +58,9 @@ def expected_signature(
     canonical_uri = quote(path, safe="/~")  # every service but S3 encodes the (already encoded) path again
     pairs = sorted(parse_qsl(query, keep_blank_values=True))
     canonical_query = "&".join(f"{quote(k, safe='-_.~')}={quote(v, safe='-_.~')}" for k, v in pairs)
-    canonical_headers = "".join(f"{name}:{' '.join(headers.get(name, '').split())}\n" for name in signature.signed_headers)
+    canonical_headers = "".join(
+        f"{name}:{' '.join(headers.get(name, '').split())}\n" for name in signature.signed_headers
+    )
     payload_hash = headers.get("x-amz-content-sha256") or hashlib.sha256(body).hexdigest()
     if payload_hash != "UNSIGNED-PAYLOAD" and payload_hash != hashlib.sha256(body).hexdigest():
         return "payload hash does not match the body"
@@ -67,7 +69,12 @@ def expected_signature(
     )
     scope = f"{signature.date}/{signature.region}/{signature.service}/aws4_request"
     string_to_sign = "\n".join(
-        ["AWS4-HMAC-SHA256", headers.get("x-amz-date", ""), scope, hashlib.sha256(canonical_request.encode()).hexdigest()]
+        [
+            "AWS4-HMAC-SHA256",
+            headers.get("x-amz-date", ""),
+            scope,
+            hashlib.sha256(canonical_request.encode()).hexdigest(),
+        ]
     )
     key = _hmac(("AWS4" + secret_key).encode("utf-8"), signature.date)
     for part in (signature.region, signature.service, "aws4_request"):
