@@ -50,6 +50,7 @@ from .player import ReplayModel
 from .providers import LiveModel, classify_error, secrets_of
 from .schema import load_schema, schema_reference
 from .scrub import ScrubRule, default_scrub_rules, find_secrets, scrub_events, scrub_text, scrub_value
+from .secret_rules import check_rules
 
 logger = logging.getLogger(__name__)
 
@@ -436,8 +437,12 @@ def open_model(
     )
 
 
-def _leaks(recording: Recording, text: str, rules: Sequence[ScrubRule]) -> list[str]:
-    """Rules still matching the file: in each decoded string (and key) and in the raw text."""
+def _leaks(recording: Recording, text: str, scrub_rules: Sequence[ScrubRule]) -> list[str]:
+    """Rules still matching the file: in each decoded string (and key) and in the raw text.
+
+    Checks the literal credentials of `scrub_rules` and every detection rule (`check_rules`).
+    """
+    rules = [*(rule for rule in scrub_rules if rule.name == "credentials_in_use"), *check_rules()]
     found = set(find_secrets(text, rules))
 
     def walk(value: Any) -> None:

@@ -28,6 +28,7 @@ __all__ = [
     "REDACTED",
     "ScrubRule",
     "builtin_rules",
+    "check_rules",
     "is_secret_key",
     "literal_rules",
 ]
@@ -79,7 +80,8 @@ _OWN_RULES: list[tuple[str, str, str, int]] = [
     # (name, pattern, placeholder, group); order matters: longer, more specific formats first.
     (
         "private_key",
-        r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----.*?-----END \1PRIVATE KEY\2-----",
+        # to its END line, or to the end of the text when it was cut off
+        r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK|)-----.*?(?:-----END \1PRIVATE KEY\2-----|\Z)",
         "<PRIVATE_KEY>",
         0,
     ),
@@ -159,6 +161,25 @@ def builtin_rules() -> tuple[ScrubRule, ...]:
             chosen = (1 if pattern.groups else 0) if group == -1 else group
             rules.append(ScrubRule(name, pattern, placeholder, chosen))
     return tuple(rules)
+
+
+#: detect-secrets plugins whose patterns only detect (they match a label, not the secret's extent):
+#: run by the post-write check, so a file holding one is refused rather than written.
+CHECK_ONLY_PLUGINS = ("PrivateKeyDetector", "CloudantDetector", "IbmCloudIamDetector", "IbmCosHmacDetector")
+
+
+@functools.lru_cache(maxsize=1)
+def check_rules() -> tuple[ScrubRule, ...]:
+    """`builtin_rules()` plus detect-secrets' detection-only patterns (`CHECK_ONLY_PLUGINS`)."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    plugins: dict[str, Any] = {cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()}
+    extra = [
+        ScrubRule(name.removesuffix("Detector").lower(), pattern, "")
+        for name in CHECK_ONLY_PLUGINS
+        for pattern in plugins[name]().denylist
+    ]
+    return (*builtin_rules(), *extra)
 
 
 def literal_rules(secrets: tuple[str, ...] | list[str]) -> list[ScrubRule]:

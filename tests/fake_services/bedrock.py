@@ -10,6 +10,8 @@
   the access key id it names (and must be scoped to this service's region and carry the session
   token when the credentials have one); a bearer token (a Bedrock API key) must be a known one.
   Failures answer 403 `UnrecognizedClientException` / `InvalidSignatureException` like AWS.
+- `POST /` with `Action=GetCallerIdentity` answers as STS does (XML), for the account id of a
+  caller: point `AWS_ENDPOINT_URL_STS` here too.
 - Request bodies and scripted events are validated against botocore's bedrock-runtime service
   model, so neither side can drift from the real shapes unnoticed.
 """
@@ -85,6 +87,7 @@ class FakeBedrock(LoopbackService):
     credentials: dict[str, Credentials] = field(default_factory=dict)
     api_keys: set[str] = field(default_factory=set)
     tls: bool = True
+    account_id: str = "123456789012"
 
     def __post_init__(self) -> None:
         LoopbackService.__init__(self, tls=self.tls)
@@ -109,6 +112,8 @@ class FakeBedrock(LoopbackService):
 
     # -- serving ---------------------------------------------------------------------------
     def handle(self, request: Received) -> Reply:
+        if request.path == "/" and b"Action=GetCallerIdentity" in request.body:
+            return self._caller_identity(request)
         parts = request.path.split("?", 1)[0].split("/")
         if request.method != "POST" or len(parts) != 4 or parts[1] != "model":
             return _error("UnknownOperationException", f"no such operation: {request.method} {request.path}", 404)
@@ -142,7 +147,21 @@ class FakeBedrock(LoopbackService):
         self.problems.append(f"{operation} got a scripted {type(answer).__name__}")
         return _error("InternalServerException", f"scripted {type(answer).__name__} does not answer {operation}")
 
-    def _authenticate(self, request: Received) -> Reply | None:
+    def _caller_identity(self, request: Received) -> Reply:
+        refused = self._authenticate(request, service="sts")
+        if refused is not None:
+            return refused
+        request.notes["operation"] = "GetCallerIdentity"
+        key = request.notes.get("access_key", "")
+        xml = (
+            '<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><GetCallerIdentityResult>'
+            f"<Arn>arn:aws:iam::{self.account_id}:user/recorder</Arn><UserId>AIDAFAKE{key[-4:]}</UserId>"
+            f"<Account>{self.account_id}</Account></GetCallerIdentityResult>"
+            f"<ResponseMetadata><RequestId>{uuid.uuid4()}</RequestId></ResponseMetadata></GetCallerIdentityResponse>"
+        )
+        return Reply(200, {"Content-Type": "text/xml"}, xml.encode())
+
+    def _authenticate(self, request: Received, service: str = "bedrock") -> Reply | None:
         authorization = request.headers.get("authorization", "")
         if authorization.startswith("Bearer "):
             token = authorization.removeprefix("Bearer ")
@@ -160,10 +179,10 @@ class FakeBedrock(LoopbackService):
         known = self.credentials.get(claimed.access_key)
         if known is None or (known.session_token or None) != token:
             return _error("UnrecognizedClientException", "The security token included in the request is invalid.")
-        if claimed.region != self.region or claimed.service != "bedrock":
+        if claimed.region != self.region or claimed.service != service:
             return _error(
                 "InvalidSignatureException",
-                f"Credential should be scoped to a valid region and service ({self.region}/bedrock); "
+                f"Credential should be scoped to a valid region and service ({self.region}/{service}); "
                 f"got {claimed.region}/{claimed.service}.",
             )
         expected = sigv4.expected_signature(

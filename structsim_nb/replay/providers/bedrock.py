@@ -51,7 +51,8 @@ def _account_id(session: Any) -> str | None:
     if account:
         return str(account)
     try:
-        return str(session.client("sts").get_caller_identity()["Account"])
+        region = session.region_name or os.environ.get("AWS_REGION") or "us-east-1"
+        return str(session.client("sts", region_name=region).get_caller_identity()["Account"])
     except Exception as exc:  # the caller turns a missing account into a clear error
         logger.debug("error=<%s> | sts get-caller-identity failed", exc)
         return None
