@@ -40,6 +40,8 @@ DEFAULT_MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 MODEL_ID_ENV = "STRUCTSIM_NB_FCC_MODEL_ID"
 #: `auto` (default), `live` or `replay`; forces the notebook's mode.
 MODE_ENV = "STRUCTSIM_NB_FCC_MODE"
+#: botocore's variable for a Bedrock API key; a key there is enough to run live or record.
+BEARER_ENV = "AWS_BEARER_TOKEN_BEDROCK"
 
 
 def model_id() -> str:
@@ -83,9 +85,9 @@ def choose_mode(*, requested: str | None = None, session: Any = None) -> ModeCho
             session: environment, shared files, SSO, instance roles, as boto3 resolves them).
 
     Returns:
-        `ModeChoice`. Credentials count as resolving when boto3 returns an access key and
-        secret (refreshable credentials are refreshed, so an expired SSO session falls back to
-        replay). Static credentials that have expired still resolve; the live calls then fail,
+        `ModeChoice`. Credentials count as resolving when a Bedrock API key is set
+        (`AWS_BEARER_TOKEN_BEDROCK`) or boto3 returns an access key and secret (refreshable
+        credentials are refreshed, so an expired SSO session falls back to replay). Static credentials that have expired still resolve; the live calls then fail,
         each case says why, and the run goes on.
 
     Raises:
@@ -103,19 +105,22 @@ def choose_mode(*, requested: str | None = None, session: Any = None) -> ModeCho
         return ModeChoice(mode, f"{mode.value}: {why}; model {model_id()}")
     if wanted in ("live", "record"):
         raise ValueError(
-            f"{wanted} mode needs AWS credentials that boto3 can resolve; {why}. Configure them or use replay"
+            f"{wanted} mode needs AWS credentials that boto3 can resolve or a Bedrock API key; {why}. "
+            "Configure them or use replay"
         )
     return ModeChoice(Mode.REPLAY, f"replay: {why}; replaying the committed recordings")
 
 
 def _credentials(session: Any) -> tuple[bool, str]:
-    """(resolved, a phrase saying what was found or why not)."""
+    """(resolved, a phrase saying what was found or why not); a Bedrock API key counts."""
     try:
         # optional extra: live
         import boto3
         import botocore.exceptions
     except ImportError:
         return False, 'boto3 is not installed (pip install "structsim-nb[live]")'
+    if os.environ.get(BEARER_ENV, "").strip():
+        return True, f"a Bedrock API key is set ({BEARER_ENV})"
     try:
         session = session if session is not None else boto3.Session()
         credentials = session.get_credentials()
@@ -123,7 +128,7 @@ def _credentials(session: Any) -> tuple[bool, str]:
     except botocore.exceptions.BotoCoreError as exc:
         return False, f"AWS credentials did not resolve ({type(exc).__name__}: {exc})"
     if frozen is None or not frozen.access_key or not frozen.secret_key:
-        return False, "no AWS credentials found (environment, shared files, SSO or instance role)"
+        return False, f"no AWS credentials found (environment, shared files, SSO, instance role or {BEARER_ENV})"
     method = getattr(credentials, "method", "unknown")
     return True, f"AWS credentials resolved (via {method})"
 
