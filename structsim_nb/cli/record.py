@@ -31,14 +31,17 @@ examples:
       --model-id us.anthropic.claude-haiku-4-5-20251001-v1:0
 
   # with a Bedrock API key instead of AWS credentials
-  AWS_BEARER_TOKEN_BEDROCK=... structsim-nb record recordings/mine.json --schema myapp.models:Invoice \\
-      --prompt "..." --model-id us.anthropic.claude-haiku-4-5-20251001-v1:0
+  AWS_BEARER_TOKEN_BEDROCK=... structsim-nb record recordings/mine.json \\
+      --schema myapp.models:Invoice --prompt "..." \\
+      --model-id us.anthropic.claude-haiku-4-5-20251001-v1:0
 
-  # against OpenAI (or any OpenAI-compatible server: --endpoint-url or OPENAI_BASE_URL), or Anthropic
-  OPENAI_API_KEY=... structsim-nb record recordings/mine.json --provider openai \\
-      --model-id gpt-4o-mini --schema myapp.models:Invoice --prompt-file prompt.txt
-  ANTHROPIC_API_KEY=... structsim-nb record recordings/mine.json --provider anthropic \\
-      --model-id claude-haiku-4-5 --schema myapp.models:Invoice --prompt-file prompt.txt
+  # OpenAI (or an OpenAI-compatible server: --endpoint-url), or Anthropic
+  OPENAI_API_KEY=... structsim-nb record recordings/mine.json \\
+      --provider openai --model-id gpt-4o-mini \\
+      --schema myapp.models:Invoice --prompt-file prompt.txt
+  ANTHROPIC_API_KEY=... structsim-nb record recordings/mine.json \\
+      --provider anthropic --model-id claude-haiku-4-5 \\
+      --schema myapp.models:Invoice --prompt-file prompt.txt
 
 exit codes: 0 written, 2 bad arguments, 4 provider SDK missing, 5 no or rejected credentials, 6 the call
 failed (throttled past the retries, invalid request, an error in the stream), 7 no structured output,

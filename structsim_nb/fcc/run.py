@@ -87,8 +87,9 @@ def choose_mode(*, requested: str | None = None, session: Any = None) -> ModeCho
     Returns:
         `ModeChoice`. Credentials count as resolving when a Bedrock API key is set
         (`AWS_BEARER_TOKEN_BEDROCK`) or boto3 returns an access key and secret (refreshable
-        credentials are refreshed, so an expired SSO session falls back to replay). Static credentials that have expired still resolve; the live calls then fail,
-        each case says why, and the run goes on.
+        credentials are refreshed, so an expired SSO session falls back to replay). Static
+        credentials that have expired still resolve; the live calls then fail, each case says
+        why, and the run goes on.
 
     Raises:
         ValueError: If the mode is unknown, or `"live"`/`"record"` is requested without credentials.

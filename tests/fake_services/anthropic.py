@@ -127,7 +127,11 @@ def _events(answer: ToolUse | Text, model: str, broken: tuple[str, str] | None) 
             return
     yield sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
     yield sse(
-        {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 15}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": {"output_tokens": 15},
+        },
         "message_delta",
     )
     yield sse({"type": "message_stop"}, "message_stop")

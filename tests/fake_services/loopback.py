@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+# Imported here, not when a service starts: pytester's in-process runs drop modules imported during them, and a
+# re-imported cryptography no longer accepts its own curve objects.
+import trustme
+
 
 @dataclass
 class Received:
@@ -144,8 +148,6 @@ class LoopbackService:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         if self.tls:
-            import trustme
-
             authority = trustme.CA()
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             authority.issue_cert("127.0.0.1").configure_cert(context)

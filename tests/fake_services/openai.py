@@ -104,9 +104,7 @@ class FakeOpenAI(LoopbackService):
 def _error(
     status: int, error_type: str, message: str, code: str | None, headers: dict[str, str] | None = None
 ) -> Reply:
-    return json_reply(
-        status, {"error": {"message": message, "type": error_type, "param": None, "code": code}}, headers
-    )
+    return json_reply(status, {"error": {"message": message, "type": error_type, "param": None, "code": code}}, headers)
 
 
 def _pieces(text: str, cuts: tuple[int, ...]) -> list[str]:
@@ -131,7 +129,12 @@ _USAGE = {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}
 
 def _stream(answer: ToolCall | Text, model: str, include_usage: bool, broken: str | None) -> Iterator[bytes]:
     if isinstance(answer, ToolCall):
-        first = {"index": 0, "id": answer.call_id, "type": "function", "function": {"name": answer.name, "arguments": ""}}
+        first = {
+            "index": 0,
+            "id": answer.call_id,
+            "type": "function",
+            "function": {"name": answer.name, "arguments": ""},
+        }
         yield sse(_chunk(model, {"role": "assistant", "content": None, "tool_calls": [first]}))
         for number, piece in enumerate(_pieces(answer.arguments, answer.cuts)):
             yield sse(_chunk(model, {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
@@ -155,7 +158,11 @@ def _stream(answer: ToolCall | Text, model: str, include_usage: bool, broken: st
 
 def _completion(answer: ToolCall | Text, model: str) -> dict[str, Any]:
     if isinstance(answer, ToolCall):
-        call = {"id": answer.call_id, "type": "function", "function": {"name": answer.name, "arguments": answer.arguments}}
+        call = {
+            "id": answer.call_id,
+            "type": "function",
+            "function": {"name": answer.name, "arguments": answer.arguments},
+        }
         message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call], "refusal": None}
         finish = "tool_calls"
     else:

@@ -167,7 +167,7 @@ def _run(docs: list[FCCDocument], model: object) -> object:
 
 
 class TestOpenFccModel:
-    """Record against the loopback bedrock-runtime (real BedrockModel, boto3, SigV4, event-stream frames), then replay."""
+    """Record against the loopback bedrock-runtime (real BedrockModel, boto3, SigV4, event-stream frames), replay."""
 
     @pytest.fixture
     def stubbed(self, fake_bedrock, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):

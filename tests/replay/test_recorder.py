@@ -128,7 +128,13 @@ class TestFailuresOverHttp:
 
     def run(self, path: Path, auth: aws.Auth, **kwargs: Any) -> Any:
         return record_exchange(
-            path, model=bedrock(auth), schema=Person, prompt="p", system_prompt=SYSTEM, retry_strategy=NO_RETRY, **kwargs
+            path,
+            model=bedrock(auth),
+            schema=Person,
+            prompt="p",
+            system_prompt=SYSTEM,
+            retry_strategy=NO_RETRY,
+            **kwargs,
         )
 
     @pytest.mark.parametrize(
@@ -290,7 +296,9 @@ class TestScrubbingOverHttp:
         monkeypatch.setattr(recorder, "scrub_events", lambda events, rules, counts=None: [dict(e) for e in events])
         path = tmp_path / "s.json"
         path.write_text("old\n")
-        with pytest.raises(InvalidRecordingError, match=r"must contain no secrets; .* still matches \['aws_access_key'\]"):
+        with pytest.raises(
+            InvalidRecordingError, match=r"must contain no secrets; .* still matches \['aws_access_key'\]"
+        ):
             record_exchange(path, model=bedrock(keys), schema=Person, prompt="p")
         assert path.read_text() == "old\n"
 
@@ -322,7 +330,9 @@ class TestInferenceProfileArn:
         scrubbed = self.ARN.replace(aws.ACCOUNT_ID, "<AWS_ACCOUNT_ID>")
         record_exchange(tmp_path / "arn.json", model=bedrock(auth, model_id=scrubbed), schema=Person, prompt="p")
         operations = [r.notes.get("operation") for r in fake_bedrock.requests]
-        assert operations == (["ConverseStream"] if source == "AWS_ACCOUNT_ID" else ["GetCallerIdentity", "ConverseStream"])
+        assert operations == (
+            ["ConverseStream"] if source == "AWS_ACCOUNT_ID" else ["GetCallerIdentity", "ConverseStream"]
+        )
         assert fake_bedrock.model_requests()[-1].notes["model_id"] == self.ARN.replace(aws.ACCOUNT_ID, "210987654321")
 
     def test_an_api_key_alone_cannot_name_the_account(self, fake_bedrock, monkeypatch, tmp_path: Path) -> None:
