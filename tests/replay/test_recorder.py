@@ -445,3 +445,16 @@ class TestLiveModel:
         monkeypatch.setattr(type(inner), "stateful", property(lambda self: True))
         with pytest.raises(ValueError, match="must not be stateful"):
             RecordingModel(inner)
+
+
+def test_an_api_key_passed_in_code_uses_strands_bearer_path(fake_bedrock, tmp_path: Path) -> None:
+    """`live_model(..., api_key=...)` (BedrockModel's own api_key argument), with no AWS variable set at all."""
+    fake_bedrock.stream(tool_events("Person", '{"name": "A", "age": 1}', [3]))
+    path = tmp_path / "key.json"
+    live = live_model("bedrock", MODEL_ID, region="us-east-1", api_key=aws.API_KEY)
+    assert live.auth == "Bedrock API key (api_key)"
+    record_exchange(path, model=live, schema=Person, prompt="p", system_prompt=SYSTEM)
+    (seen,) = fake_bedrock.model_requests()
+    assert seen.notes["auth"] == "bearer" and seen.notes["token"] == aws.API_KEY
+    assert aws.API_KEY not in path.read_text()
+    assert replay(path, "p").structured_output == Person(name="A", age=1)
