@@ -78,6 +78,13 @@ class TestChooseMode:
         with pytest.raises(ValueError, match="live mode needs AWS credentials"):
             choose_mode(requested="live")
 
+    def test_a_bedrock_api_key_counts_as_credentials(
+        self, no_credentials: None, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "ABSKQmVkcm9ja0FQSUtleS1mYWtl")
+        choice = choose_mode(requested="record")
+        assert choice.mode is Mode.RECORD and "AWS_BEARER_TOKEN_BEDROCK" in choice.reason
+
     def test_unknown_mode_lists_the_valid_ones(self, no_credentials: None) -> None:
         with pytest.raises(ValueError, match="'auto', 'live', 'replay'"):
             choose_mode(requested="rewind")
@@ -282,6 +289,21 @@ class TestRecordNotebook:
         out = tmp_path / "recordings"
         assert main(["record-fcc", "--out", str(out), "--n-docs", "2"]) == EXIT_NO_CREDENTIALS
         assert not out.exists()
+
+
+class TestDescribeAnswers:
+    def test_record_mode_needs_no_recording_yet(self, tmp_path: Path) -> None:
+        text = fcc_run.describe_answers(Mode.RECORD, fcc_run.RunSettings(), recording=tmp_path / "new.json")
+        assert "written to" in text and "no readable recording there yet" in text
+
+    def test_replay_describes_the_provenance(self) -> None:
+        text = fcc_run.describe_answers(
+            Mode.REPLAY, fcc_run.RunSettings(), recording=fcc_run.RECORDINGS_DIR / fcc_run.RECORDING_NAMES["plain"]
+        )
+        assert text.startswith("recordings: source=") and "re-record: structsim-nb record-fcc" in text
+
+    def test_live_writes_nothing(self) -> None:
+        assert "nothing is written" in fcc_run.describe_answers(Mode.LIVE, fcc_run.RunSettings(model_id="m"))
 
 
 class TestRecordFccEndToEnd:
