@@ -142,19 +142,25 @@ def is_secret_key(key: str) -> bool:
     return letters in _SECRET_KEYS_EXACT or any(word in letters for word in _SECRET_KEY_WORDS)
 
 
+def _plugin_classes() -> dict[str, Any]:
+    """detect-secrets' plugin classes by class name."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    mapping: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
+    return {str(plugin.__name__): plugin for plugin in mapping.values()}
+
+
 @functools.lru_cache(maxsize=1)
 def builtin_rules() -> tuple[ScrubRule, ...]:
     """Every built-in rule: the private-key, token and ARN rules first, then detect-secrets' patterns.
 
     Built once per process (the detect-secrets plugins are imported on the first call).
     """
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-
     rules = [
         ScrubRule(name, re.compile(pattern, re.DOTALL if name == "private_key" else 0), placeholder, group)
         for name, pattern, placeholder, group in _OWN_RULES
     ]
-    plugins: dict[str, Any] = {cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()}
+    plugins = _plugin_classes()
     for class_name, (name, placeholder, group) in DETECT_SECRETS_PLUGINS.items():
         for pattern in plugins[class_name]().denylist:
             # AWSKeyDetector: the key id pattern has no group, the secret-key pattern captures the key.
@@ -171,9 +177,7 @@ CHECK_ONLY_PLUGINS = ("PrivateKeyDetector", "CloudantDetector", "IbmCloudIamDete
 @functools.lru_cache(maxsize=1)
 def check_rules() -> tuple[ScrubRule, ...]:
     """`builtin_rules()` plus detect-secrets' detection-only patterns (`CHECK_ONLY_PLUGINS`)."""
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-
-    plugins: dict[str, Any] = {cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()}
+    plugins = _plugin_classes()
     extra = [
         ScrubRule(name.removesuffix("Detector").lower(), pattern, "")
         for name in CHECK_ONLY_PLUGINS
