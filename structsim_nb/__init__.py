@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .answers import ParsedAnswer, parse_answer
+    from .compare import Comparison, compare
     from .dataset import score_dataset
     from .evaluate import StructuredOutputSimilarity
     from .fcc import FCCInvoice, FCCInvoiceTuned, FCCLineItem, FCCLineItemTuned, load_fcc
@@ -34,6 +37,7 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 #: Public name -> the submodule that defines it.
 _EXPORTS = {
+    "Comparison": ".compare",
     "ContainsJson": ".json_match",
     "ExactMatch": ".json_match",
     "FCCInvoice": ".fcc",
@@ -49,6 +53,7 @@ _EXPORTS = {
     "StaticJsonEvaluator": ".trajectories",
     "StructuredOutputReport": ".report",
     "StructuredOutputSimilarity": ".evaluate",
+    "compare": ".compare",
     "contains_json": ".json_match",
     "evaluate_static_json": ".trajectories",
     "exact_match": ".json_match",
@@ -64,6 +69,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "Comparison",
     "ContainsJson",
     "ExactMatch",
     "FCCInvoice",
@@ -79,6 +85,7 @@ __all__ = [
     "StaticJsonEvaluator",
     "StructuredOutputReport",
     "StructuredOutputSimilarity",
+    "compare",
     "contains_json",
     "evaluate_static_json",
     "exact_match",
@@ -106,3 +113,20 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """The package module, which keeps `structsim_nb.compare` the function whatever is imported first.
+
+    Importing a submodule sets it as an attribute of its package, so once anything imports the
+    `structsim_nb.compare` module, `from structsim_nb import compare` would return the module.
+    Here the function named like its module is stored instead.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "compare" and isinstance(value, types.ModuleType):
+            value = value.compare
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

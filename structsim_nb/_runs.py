@@ -1,0 +1,415 @@
+"""One side of a comparison: a run's cases, read from a report, a report file or an evaluate reports folder.
+
+`read_run` turns whatever the user passed into a `Run`: one evaluator's rows, one entry per case
+in report order, with the case's status, score and pass, its non-matches keyed by field path,
+and a value per field path (`values`, NaN where the case has no value for the path) with the
+path's confusion counts. `compare` pairs two `Run`s; nothing here compares.
+
+A field path's per-case value is stickler's `threshold_applied_score` for that path (the value
+the report's `fields_frame()` averages into `mean_score`). stickler records none for the fields
+of list elements (`line_items.sku`), so those use the case's accuracy on the path instead:
+`(tp + tn) / (tp + tn + fn + fa + fd)`, stickler's `cm_accuracy`, NaN when the case compared
+nothing there. `measures` says which a path uses. Rows of the `json_match` evaluators (and of
+the `static_json` scorer, read from a reports folder) give each path's 1/0 score.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationOutput
+
+from .errors import ComparisonError, ReportFileError
+from .report import StructuredOutputReport
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["COUNTS", "Run", "field_detail", "from_report", "read_reports_folder", "read_run"]
+
+#: The confusion counts kept per case and path, in this order.
+COUNTS = ("tp", "fn", "fa", "fd", "tn")
+_STATUS_COUNT = {"match": 0, "missed": 1, "invented": 2, "wrong": 3, "absent": 4}
+_AGGREGATE = "_aggregate.json"  # structsim_nb.trajectories.runner.AGGREGATE_NAME
+
+
+@dataclass
+class Run:
+    """One run's cases for one evaluator, as arrays aligned on `names`."""
+
+    label: str
+    source: str | None
+    evaluator: str
+    kind: str
+    schemas: frozenset[str]
+    names: list[str]
+    status: list[str]
+    score: np.ndarray
+    passed: np.ndarray
+    reason: list[str]
+    detailed: np.ndarray  # the case has field detail (values and counts are read)
+    paths: list[str]
+    measures: dict[str, str]
+    values: np.ndarray  # (cases, paths), NaN where the case has no value for the path
+    counts: np.ndarray  # (cases, paths, COUNTS)
+    non_matches: list[dict[str, dict[str, Any]]]
+    actual: list[Any]  # each case's actual output as the report holds it (None from a reports folder)
+    notes: list[str] = field(default_factory=list)
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _walk_stickler(fields: Mapping[str, Any], prefix: str, out: dict[str, list[Any]]) -> None:
+    """Per path: [score or None, tp, fn, fa, fd, tn], read as stickler's aggregator reads a comparison."""
+    for name, data in fields.items():
+        if not isinstance(data, Mapping):
+            continue
+        path = f"{prefix}.{name}" if prefix else str(name)
+        entry = out.setdefault(path, [None, 0, 0, 0, 0, 0])
+        for source in (data, data.get("overall")):
+            if isinstance(source, Mapping):
+                for slot, key in enumerate(COUNTS, start=1):
+                    if _finite(source.get(key)):
+                        entry[slot] += int(source[key])
+        if _finite(data.get("threshold_applied_score")):
+            entry[0] = float(data["threshold_applied_score"])
+        for nested in ("fields", "nested_fields"):
+            if isinstance(data.get(nested), Mapping):
+                _walk_stickler(data[nested], path, out)
+
+
+def field_detail(metadata: Mapping[str, Any]) -> dict[str, list[Any]] | None:
+    """A row's per-path `[score or None, tp, fn, fa, fd, tn]`, or None when the row has no field detail."""
+    comparison = metadata.get("comparison")
+    matrix = comparison.get("confusion_matrix") if isinstance(comparison, Mapping) else None
+    if isinstance(matrix, Mapping) and isinstance(matrix.get("fields"), Mapping):
+        out: dict[str, list[Any]] = {}
+        _walk_stickler(matrix["fields"], "", out)
+        return out
+    if isinstance(metadata.get("fields"), list):  # json_match rows, and static_json from a reports folder
+        out = {}
+        for item in metadata["fields"]:
+            if not isinstance(item, Mapping) or item.get("status") not in _STATUS_COUNT:
+                continue
+            entry = out.setdefault(str(item.get("path")), [None, 0, 0, 0, 0, 0])
+            entry[1 + _STATUS_COUNT[item["status"]]] += 1
+            if _finite(item.get("score")):
+                entry[0] = float(item["score"])
+        return out
+    return None
+
+
+def _non_matches(metadata: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The row's non-match records keyed by path (a repeated path gets `#2`, `#3`)."""
+    keyed: dict[str, dict[str, Any]] = {}
+    for record in metadata.get("non_matches") or ():
+        if not isinstance(record, Mapping):
+            continue
+        path = key = str(record.get("path", ""))
+        repeat = 1
+        while key in keyed:
+            repeat += 1
+            key = f"{path}#{repeat}"
+        keyed[key] = dict(record)
+    return keyed
+
+
+def _label(which: str, source: str | None) -> str:
+    return f"{which} {source!r}" if source else f"{which} (in memory)"
+
+
+def _evaluator(report: StructuredOutputReport, label: str, evaluator: str | None) -> str:
+    present = sorted({str(case.get("evaluator")) for case in report.cases})
+    if not present:
+        raise ComparisonError(f"{label} must hold at least one case; it holds none. Score some cases first")
+    if evaluator is not None:
+        if evaluator not in present:
+            raise ComparisonError(
+                f"evaluator must name an evaluator of both runs; {label} has no {evaluator!r} rows "
+                f"(it carries: {', '.join(present)})"
+            )
+        return evaluator
+    if len(present) > 1:
+        raise ComparisonError(
+            f"{label} carries {len(present)} evaluators ({', '.join(present)}); pass evaluator=NAME "
+            "(--evaluator NAME on the command line) to say which one's rows to compare"
+        )
+    return present[0]
+
+
+def _check_names(names: list[Any], label: str) -> None:
+    unnamed = [index for index, name in enumerate(names) if name is None]
+    if unnamed:
+        raise ComparisonError(
+            f"cases pair by name, so every case must have one; {label} has {len(unnamed)} unnamed "
+            f"(the first at position {unnamed[0]}). Give each Case a name (or each pair a 'name')"
+        )
+    seen: dict[str, int] = {}
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+    repeated = [(name, count) for name, count in seen.items() if count > 1]
+    if repeated:
+        listed = ", ".join(f"{name!r} x{count}" for name, count in repeated[:3])
+        more = f" and {len(repeated) - 3} more" if len(repeated) > 3 else ""
+        raise ComparisonError(
+            f"cases pair by name, so names must be unique within a run; {label} repeats {listed}{more}. "
+            "Give each case a unique name (for example the document id)"
+        )
+
+
+def from_report(
+    report: StructuredOutputReport, *, which: str, source: str | None = None, evaluator: str | None = None
+) -> Run:
+    """The `Run` of one evaluator's rows in `report`; see `read_run`."""
+    label = _label(which, source)
+    chosen = _evaluator(report, label, evaluator)
+    statuses = report.cases_frame(evaluator=chosen)["status"].tolist()
+    names: list[Any] = []
+    status: list[str] = []
+    scores: list[float] = []
+    passes: list[bool] = []
+    reasons: list[str] = []
+    detail: list[dict[str, list[Any]] | None] = []
+    non_matches: list[dict[str, dict[str, Any]]] = []
+    actual: list[Any] = []
+    kinds: set[str] = set()
+    schemas: set[str] = set()
+    position = 0
+    for index, rows in enumerate(report.detailed_results):
+        case: Mapping[str, Any] = report.cases[index] if index < len(report.cases) else {}
+        if str(case.get("evaluator")) != chosen:
+            continue
+        row_status = statuses[position : position + len(rows)]
+        position += len(rows)
+        first: EvaluationOutput | None = rows[0] if rows else None
+        metadata: Mapping[str, Any] = (first.metadata or {}) if first is not None else {}
+        # One evaluator's rows are compared, so a row without field detail (from `Equals`, say) is its score.
+        state = "error" if first is None else ("scored" if row_status[0] == "other evaluator" else row_status[0])
+        names.append(case.get("name"))
+        status.append(state)
+        scores.append(float(report.scores[index]) if index < len(report.scores) else 0.0)
+        passes.append(bool(report.test_passes[index]) if index < len(report.test_passes) else False)
+        reasons.append(str(report.reasons[index] or "") if index < len(report.reasons) else "")
+        fields = field_detail(metadata) if state == "scored" else None
+        detail.append(fields)
+        non_matches.append(_non_matches(metadata) if state == "scored" else {})
+        actual.append(case.get("actual_output"))
+        kinds.add(str(case.get("evaluator_type") or metadata.get("evaluated_by") or chosen))
+        if first is not None and first.label not in (None, NOT_APPLICABLE) and state in ("scored", "unreadable"):
+            schemas.add(str(first.label))
+    _check_names(names, label)
+    paths: dict[str, None] = {}
+    for fields in detail:
+        for path in fields or ():
+            paths.setdefault(path)
+    index_of = {path: column for column, path in enumerate(paths)}
+    values = np.full((len(names), len(paths)), np.nan)
+    counts = np.zeros((len(names), len(paths), len(COUNTS)), dtype=np.int64)
+    accuracy_paths: set[str] = set()
+    for row, fields in enumerate(detail):
+        for path, (score, *tallies) in (fields or {}).items():
+            column = index_of[path]
+            counts[row, column] = tallies
+            if score is None:
+                accuracy_paths.add(path)
+                tp, fn, fa, fd, tn = tallies
+                compared = tp + tn + fn + fa + fd
+                score = (tp + tn) / compared if compared else math.nan
+            values[row, column] = score
+    logger.debug("run=<%s>, evaluator=<%s>, cases=<%d>, paths=<%d> | run read", label, chosen, len(names), len(paths))
+    return Run(
+        label=label,
+        source=source,
+        evaluator=chosen,
+        kind=" + ".join(sorted(kinds)) or chosen,
+        schemas=frozenset(schemas),
+        names=[str(name) for name in names],
+        status=status,
+        score=np.asarray(scores, dtype=float),
+        passed=np.asarray(passes, dtype=bool),
+        reason=reasons,
+        detailed=np.asarray([fields is not None for fields in detail], dtype=bool),
+        paths=list(paths),
+        measures={path: "accuracy" if path in accuracy_paths else "score" for path in paths},
+        values=values,
+        counts=counts,
+        non_matches=non_matches,
+        actual=actual,
+    )
+
+
+def read_run(value: Any, *, which: str, evaluator: str | None = None) -> Run:
+    """Read one side of a comparison.
+
+    Args:
+        value: A `StructuredOutputReport` (any Strands Evals `EvaluationReport` is read as one),
+            the path of a saved report file, or the path of a `structsim-nb evaluate` reports
+            folder (one holding `_aggregate.json`).
+        which: `baseline` or `candidate`; messages name the side and its file.
+        evaluator: The evaluator whose rows to read. Default None: the run's only evaluator.
+
+    Raises:
+        ReportFileError: If a file or folder is missing, truncated, or not a report.
+        ComparisonError: If the run names no cases, repeats a case name, or carries several
+            evaluators with `evaluator` unset.
+        TypeError: If `value` is none of the above.
+    """
+    from strands_evals.types.evaluation_report import EvaluationReport
+
+    if isinstance(value, StructuredOutputReport):
+        return from_report(value, which=which, evaluator=evaluator)
+    if isinstance(value, EvaluationReport):
+        return from_report(StructuredOutputReport.model_construct(**dict(value)), which=which, evaluator=evaluator)
+    if isinstance(value, (str, os.PathLike)):
+        path = Path(value)
+        if path.is_dir():
+            report, notes = read_reports_folder(path)
+            run = from_report(report, which=which, source=str(value), evaluator=evaluator)
+            run.notes.extend(notes)
+            return run
+        if not path.exists():
+            raise ReportFileError(
+                f"{which} must be a saved report file or an evaluate reports folder; {str(value)!r} was not found"
+            )
+        return from_report(StructuredOutputReport.from_file(path), which=which, source=str(value), evaluator=evaluator)
+    raise TypeError(
+        f"{which} must be a StructuredOutputReport, a saved report file or an evaluate reports folder; "
+        f"got {type(value).__name__}"
+    )
+
+
+# -- evaluate reports folders -------------------------------------------------------------------
+
+
+def _static_json_fields(details: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The static_json scorer's per-key records as json_match-style fields and non-matches."""
+    fields: list[dict[str, Any]] = []
+    misses: list[dict[str, Any]] = []
+    for record in details.get("details") or ():
+        if not isinstance(record, Mapping):
+            continue
+        kind = record.get("match_type")
+        if kind == "missing":
+            status, score, expected, predicted = "missed", 0.0, record.get("gold_value"), None
+        elif kind == "extra":
+            status, score, expected, predicted = "invented", None, None, record.get("model_value")
+        else:
+            status = "match" if record.get("accepted") else "wrong"
+            score, expected, predicted = float(status == "match"), record.get("gold_value"), record.get("model_value")
+        path = str(record.get("key"))
+        fields.append({"path": path, "status": status, "score": score})
+        if status != "match":
+            category = {"missed": "fn", "invented": "fa", "wrong": "fd"}[status]
+            misses.append(
+                {
+                    "path": path,
+                    "kind": status,
+                    "category": category,
+                    "expected": expected,
+                    "predicted": predicted,
+                    "similarity": record.get("similarity") if status == "wrong" else None,
+                    "reason": kind,
+                }
+            )
+    return fields, misses
+
+
+def _case_names(results: list[Mapping[str, Any]]) -> list[str]:
+    """Scenario id per run; a scenario scored more than once gets `<id>/<run id>` (or its report name)."""
+    ids = [str(result.get("scenario_id")) for result in results]
+    repeated = {scenario for scenario in ids if ids.count(scenario) > 1}
+    return [
+        f"{scenario}/{result.get('run_id') or result.get('report')}" if scenario in repeated else scenario
+        for scenario, result in zip(ids, results, strict=True)
+    ]
+
+
+def read_reports_folder(folder: str | os.PathLike[str]) -> tuple[StructuredOutputReport, list[str]]:
+    """A `structsim-nb evaluate` reports folder as a report: one case per scored run, named by scenario id.
+
+    Runs pair by scenario id; a scenario scored more than once in the folder is named
+    `<scenario id>/<run id>`, so repeated runs pair by run id. An error entry (an unreadable
+    trajectory, a missing ground truth) becomes an error row (score 0.0). Trajectories and
+    scenarios that did not join are not runs; the notes count them.
+
+    Returns:
+        The report and notes on what the folder holds besides its runs.
+
+    Raises:
+        ReportFileError: If `_aggregate.json` is missing, truncated or not an evaluate aggregate.
+    """
+    path = Path(folder) / _AGGREGATE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ReportFileError(
+            f"a reports folder must hold {_AGGREGATE} (structsim-nb evaluate writes it); {str(path)!r} was not found"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportFileError(f"{str(path)!r} could not be read as UTF-8 text: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise ReportFileError(
+            f"{str(path)!r} must be JSON; line {exc.lineno}, column {exc.colno}: {exc.msg}. "
+            "Was it cut short? Run structsim-nb evaluate again to rewrite it"
+        ) from exc
+    results = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(results, list) or not all(
+        isinstance(r, dict) and isinstance(r.get("score"), dict) for r in results
+    ):
+        raise ReportFileError(
+            f"{str(path)!r} must be a structsim-nb evaluate aggregate with a 'results' list of scored runs; it is not"
+        )
+    scorer = str(data.get("scorer") or "evaluate")
+    schema = (data.get("options") or {}).get("schema")
+    label = str(schema).replace(":", ".").rsplit(".", 1)[-1] if schema else scorer
+    cases, rows = [], []
+    for name, result in zip(_case_names(results), results, strict=True):
+        score = result["score"]
+        details = score.get("details") if isinstance(score.get("details"), dict) else {}
+        metadata: dict[str, Any]
+        if result.get("status") == "error":
+            metadata = {"error": "raised"}
+        elif scorer == "static_json":
+            fields, misses = _static_json_fields(details)
+            metadata = {"evaluated_by": "static_json", "fields": fields, "non_matches": misses}
+        else:
+            metadata = dict(details)
+        kind = str(details.get("evaluated_by") or scorer) if result.get("status") != "error" else scorer
+        cases.append({"name": name, "evaluator": scorer, "evaluator_type": kind, "input": result.get("question")})
+        rows.append(
+            EvaluationOutput(
+                score=float(score.get("score") or 0.0),
+                test_pass=bool(score.get("passed")),
+                reason=str(result.get("error") or score.get("rationale") or ""),
+                label=label,
+                metadata=metadata,
+            )
+        )
+    report = StructuredOutputReport(
+        overall_score=StructuredOutputReport.calculate_overall_score([r.score for r in rows], [[r] for r in rows]),
+        scores=[r.score for r in rows],
+        test_passes=[r.test_pass for r in rows],
+        cases=cases,
+        reasons=[r.reason or "" for r in rows],
+        detailed_results=[[r] for r in rows],
+        diagnoses=[None] * len(rows),
+        recommendations=[None] * len(rows),
+    )
+    notes = [
+        f"{str(folder)!r}: {count} {what} did not join and {'is' if count == 1 else 'are'} not compared"
+        for count, what in (
+            (len(data.get("unmatched_trajectories") or ()), "trajectory file(s)"),
+            (len(data.get("unmatched_scenarios") or ()), "scenario(s)"),
+        )
+        if count
+    ]
+    return report, notes
