@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pydantic_core import to_jsonable_python
 
 from . import _paired
 from ._runs import Run
@@ -104,6 +105,8 @@ def _lookup(actual: Any, path: str) -> Any:
     """The value at a dotted path without list indexes, when the output is held as a dict; else None.
 
     A list element's path is indexed as in the ground truth, not the prediction, so it is not looked up.
+    The value is in its JSON form (a date as ISO text), as the report file holds it and as stickler's
+    non-match records give values, so a report compares the same in memory and from its file.
     """
     if "[" in path or not isinstance(actual, dict):
         return None
@@ -112,7 +115,7 @@ def _lookup(actual: Any, path: str) -> Any:
         if not isinstance(value, dict) or part not in value:
             return None
         value = value[part]
-    return value
+    return to_jsonable_python(value, fallback=str)
 
 
 def _plain(value: Any) -> Any:

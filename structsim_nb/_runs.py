@@ -302,8 +302,8 @@ def _static_json_fields(details: Mapping[str, Any]) -> tuple[list[dict[str, Any]
             status, score, expected, predicted = "missed", 0.0, record.get("gold_value"), None
         elif kind == "extra":
             status, score, expected, predicted = "invented", None, None, record.get("model_value")
-        else:
-            status = "match" if record.get("accepted") else "wrong"
+        else:  # the scorer's score and pass count exact matches; a tolerated one (`accepted`) is still wrong
+            status = "match" if record.get("exact") else "wrong"
             score, expected, predicted = float(status == "match"), record.get("gold_value"), record.get("model_value")
         path = str(record.get("key"))
         fields.append({"path": path, "status": status, "score": score})
@@ -317,7 +317,7 @@ def _static_json_fields(details: Mapping[str, Any]) -> tuple[list[dict[str, Any]
                     "expected": expected,
                     "predicted": predicted,
                     "similarity": record.get("similarity") if status == "wrong" else None,
-                    "reason": kind,
+                    "reason": f"static_json: {kind}",
                 }
             )
     return fields, misses
@@ -355,10 +355,10 @@ def read_reports_folder(folder: str | os.PathLike[str]) -> tuple[StructuredOutpu
             f"a reports folder must hold {_AGGREGATE} (structsim-nb evaluate writes it); {str(path)!r} was not found"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ReportFileError(f"{str(path)!r} could not be read as UTF-8 text: {exc}") from exc
+        raise ReportFileError(f"evaluate aggregate {str(path)!r} could not be read as UTF-8 text: {exc}") from exc
     except json.JSONDecodeError as exc:
         raise ReportFileError(
-            f"{str(path)!r} must be JSON; line {exc.lineno}, column {exc.colno}: {exc.msg}. "
+            f"evaluate aggregate {str(path)!r} must be JSON; line {exc.lineno}, column {exc.colno}: {exc.msg}. "
             "Was it cut short? Run structsim-nb evaluate again to rewrite it"
         ) from exc
     results = data.get("results") if isinstance(data, dict) else None
@@ -366,7 +366,8 @@ def read_reports_folder(folder: str | os.PathLike[str]) -> tuple[StructuredOutpu
         isinstance(r, dict) and isinstance(r.get("score"), dict) for r in results
     ):
         raise ReportFileError(
-            f"{str(path)!r} must be a structsim-nb evaluate aggregate with a 'results' list of scored runs; it is not"
+            f"evaluate aggregate {str(path)!r} must be what structsim-nb evaluate writes, with a 'results' list "
+            "of scored runs; it is not. Point at the --reports-dir of an evaluate run"
         )
     scorer = str(data.get("scorer") or "evaluate")
     schema = (data.get("options") or {}).get("schema")
@@ -404,12 +405,15 @@ def read_reports_folder(folder: str | os.PathLike[str]) -> tuple[StructuredOutpu
         diagnoses=[None] * len(rows),
         recommendations=[None] * len(rows),
     )
-    notes = [
-        f"{str(folder)!r}: {count} {what} did not join and {'is' if count == 1 else 'are'} not compared"
+    unjoined = [
+        f"{count} {what}{'' if count == 1 else 's'}"
         for count, what in (
-            (len(data.get("unmatched_trajectories") or ()), "trajectory file(s)"),
-            (len(data.get("unmatched_scenarios") or ()), "scenario(s)"),
+            (len(data.get("unmatched_trajectories") or ()), "trajectory file"),
+            (len(data.get("unmatched_scenarios") or ()), "scenario"),
         )
         if count
     ]
+    notes = (
+        [f"{str(folder)!r}: {' and '.join(unjoined)} did not join (see {_AGGREGATE}); not compared"] if unjoined else []
+    )
     return report, notes

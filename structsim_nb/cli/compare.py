@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         comparison.to_html(title=f"structsim-nb comparison: {args.candidate} against {args.baseline}"),
     )
     data = write_text_atomic(out / "comparison.json", comparison.to_json())
-    print(f"\nwrote {page} and {data}")
+    print(f"\nwrote {page}\nwrote {data}")
     failures = _failures(comparison, args.fail_on)
     for failure in failures:
         print(f"fail-on {failure}", file=sys.stderr)
