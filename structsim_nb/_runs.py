@@ -32,7 +32,7 @@ from .report import StructuredOutputReport
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["COUNTS", "Run", "field_detail", "from_report", "read_reports_folder", "read_run"]
+__all__ = ["COUNTS", "Run", "field_detail", "from_report", "read_reports_folder", "read_run", "row_status"]
 
 #: The confusion counts kept per case and path, in this order.
 COUNTS = ("tp", "fn", "fa", "fd", "tn")
@@ -69,22 +69,33 @@ def _finite(value: Any) -> bool:
 
 
 def _walk_stickler(fields: Mapping[str, Any], prefix: str, out: dict[str, list[Any]]) -> None:
-    """Per path: [score or None, tp, fn, fa, fd, tn], read as stickler's aggregator reads a comparison."""
+    """Per path: [score or None, tp, fn, fa, fd, tn], read as stickler's aggregator reads a comparison.
+
+    Counts come from the entry itself and from its `overall`, as `BulkStructuredModelEvaluator`
+    adds them; children under `fields` and `nested_fields`. Hot: every field of every case passes
+    here, so it reads with plain `get`s.
+    """
     for name, data in fields.items():
-        if not isinstance(data, Mapping):
+        if not isinstance(data, dict):
             continue
-        path = f"{prefix}.{name}" if prefix else str(name)
-        entry = out.setdefault(path, [None, 0, 0, 0, 0, 0])
+        path = f"{prefix}.{name}" if prefix else name
+        entry = out.get(path)
+        if entry is None:
+            entry = out[path] = [None, 0, 0, 0, 0, 0]
         for source in (data, data.get("overall")):
-            if isinstance(source, Mapping):
-                for slot, key in enumerate(COUNTS, start=1):
-                    if _finite(source.get(key)):
-                        entry[slot] += int(source[key])
-        if _finite(data.get("threshold_applied_score")):
-            entry[0] = float(data["threshold_applied_score"])
+            if source and ("tp" in source or "fn" in source or "fa" in source or "fd" in source or "tn" in source):
+                entry[1] += int(source.get("tp") or 0)
+                entry[2] += int(source.get("fn") or 0)
+                entry[3] += int(source.get("fa") or 0)
+                entry[4] += int(source.get("fd") or 0)
+                entry[5] += int(source.get("tn") or 0)
+        score = data.get("threshold_applied_score")
+        if score is not None and score.__class__ is not bool and math.isfinite(score):
+            entry[0] = float(score)
         for nested in ("fields", "nested_fields"):
-            if isinstance(data.get(nested), Mapping):
-                _walk_stickler(data[nested], path, out)
+            children = data.get(nested)
+            if children:
+                _walk_stickler(children, path, out)
 
 
 def field_detail(metadata: Mapping[str, Any]) -> dict[str, list[Any]] | None:
@@ -121,6 +132,32 @@ def _non_matches(metadata: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             key = f"{path}#{repeat}"
         keyed[key] = dict(record)
     return keyed
+
+
+def row_status(row: EvaluationOutput | None) -> str:
+    """A row's status, by the rules of `StructuredOutputReport.cases_frame()`.
+
+    One difference: a row of another evaluator (`Equals`, a scorer of a reports folder) is
+    `scored`, since a comparison reads one evaluator's rows. A case with no row at all (its
+    evaluator raised inside an `Experiment`) is an `error`. tests/test_compare.py checks these
+    agree with `cases_frame()`, which is too slow to build for this on large runs.
+    """
+    if row is None:
+        return "error"
+    metadata = row.metadata or {}
+    error = metadata.get("error")
+    evaluated_by = str(metadata.get("evaluated_by", ""))
+    if evaluated_by.startswith("json_match:"):
+        return "unreadable" if error == "unreadable" else "scored"
+    if evaluated_by == "StructuredOutputSimilarity":
+        return "scored"
+    if row.label == NOT_APPLICABLE:
+        return "not applicable"
+    if error == "unreadable":
+        return "unreadable"
+    if error in ("raised", "crashed"):
+        return "error"
+    return "scored"
 
 
 def _label(which: str, source: str | None) -> str:
@@ -172,9 +209,8 @@ def from_report(
     """The `Run` of one evaluator's rows in `report`; see `read_run`."""
     label = _label(which, source)
     chosen = _evaluator(report, label, evaluator)
-    statuses = report.cases_frame(evaluator=chosen)["status"].tolist()
     names: list[Any] = []
-    status: list[str] = []
+    statuses: list[str] = []
     scores: list[float] = []
     passes: list[bool] = []
     reasons: list[str] = []
@@ -183,19 +219,15 @@ def from_report(
     actual: list[Any] = []
     kinds: set[str] = set()
     schemas: set[str] = set()
-    position = 0
     for index, rows in enumerate(report.detailed_results):
         case: Mapping[str, Any] = report.cases[index] if index < len(report.cases) else {}
         if str(case.get("evaluator")) != chosen:
             continue
-        row_status = statuses[position : position + len(rows)]
-        position += len(rows)
         first: EvaluationOutput | None = rows[0] if rows else None
         metadata: Mapping[str, Any] = (first.metadata or {}) if first is not None else {}
-        # One evaluator's rows are compared, so a row without field detail (from `Equals`, say) is its score.
-        state = "error" if first is None else ("scored" if row_status[0] == "other evaluator" else row_status[0])
+        state = row_status(first)
         names.append(case.get("name"))
-        status.append(state)
+        statuses.append(state)
         scores.append(float(report.scores[index]) if index < len(report.scores) else 0.0)
         passes.append(bool(report.test_passes[index]) if index < len(report.test_passes) else False)
         reasons.append(str(report.reasons[index] or "") if index < len(report.reasons) else "")
@@ -233,7 +265,7 @@ def from_report(
         kind=" + ".join(sorted(kinds)) or chosen,
         schemas=frozenset(schemas),
         names=[str(name) for name in names],
-        status=status,
+        status=statuses,
         score=np.asarray(scores, dtype=float),
         passed=np.asarray(passes, dtype=bool),
         reason=reasons,

@@ -352,3 +352,15 @@ def test_the_page_is_standalone_and_says_how_many_cases_each_interval_rests_on(b
     assert "over 40 cases" in shown and "vendor_name" in shown and "<html" not in shown
     assert repr(result).startswith("<Comparison 40 paired cases: score")
     assert isinstance(result, Comparison)
+
+
+def test_statuses_follow_the_report_rules(baseline):
+    from structsim_nb._runs import row_status
+
+    mixed = run_reference(with_equals=True)
+    unreadable = _score([{**PAIRS[0], "actual": "nothing"}, {**PAIRS[1], "expected": None}, PAIRS[2]])
+    for report in (mixed, unreadable, baseline):
+        frame = report.cases_frame()["status"].replace("other evaluator", "scored").tolist()
+        assert [row_status(row) for rows in report.detailed_results for row in rows] == frame
+    assert set(unreadable.cases_frame()["status"]) == {"scored", "unreadable", "not applicable"}
+    assert row_status(None) == "error"
