@@ -37,9 +37,11 @@ def _number(value: float, *, signed: bool = False) -> str:
     return "" if math.isnan(value) else (f"{value:+.3f}" if signed else f"{value:.3f}")
 
 
-def _interval(low: float, high: float, confidence: float) -> str:
+def _interval(low: float, high: float, confidence: float, *, points: bool = False) -> str:
     if math.isnan(low):
         return "no interval (fewer than 2 cases)"
+    if points:
+        return f"{confidence:.0%} interval {low * 100:+.1f} to {high * 100:+.1f} points"
     return f"{confidence:.0%} interval {low:+.3f} to {high:+.3f}"
 
 
@@ -58,12 +60,15 @@ def headline(summary: Mapping[str, Any], overall: pd.DataFrame) -> list[str]:
     ]
     for record in overall.to_dict("records"):
         rate = record["measure"] == _PERCENT_MEASURE
-        before = f"{record['baseline']:.1%}" if rate else f"{record['baseline']:.3f}"
-        after = f"{record['candidate']:.1%}" if rate else f"{record['candidate']:.3f}"
+        if rate:
+            before, after = f"{record['baseline']:.1%}", f"{record['candidate']:.1%}"
+            delta = f"{record['delta'] * 100:+.1f} points"
+        else:
+            before, after, delta = f"{record['baseline']:.3f}", f"{record['candidate']:.3f}", f"{record['delta']:+.3f}"
         text = (
-            f"{'pass rate' if rate else 'mean score'} {before} -> {after}: {record['delta']:+.3f} "
-            f"({_interval(record['ci_low'], record['ci_high'], confidence)}, over {record['n_cases']} cases, "
-            f"{record['n_changed']} changed): {record['verdict']}"
+            f"{'pass rate' if rate else 'mean score'} {before} -> {after}: {delta} "
+            f"({_interval(record['ci_low'], record['ci_high'], confidence, points=rate)}, "
+            f"over {record['n_cases']} cases, {record['n_changed']} changed): {record['verdict']}"
         )
         if rate:
             text += (

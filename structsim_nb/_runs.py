@@ -64,59 +64,105 @@ class Run:
     notes: list[str] = field(default_factory=list)
 
 
-def _finite(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+class _Cells:
+    """Flat per-(case, path) records: a row index, a column, a score (NaN: none) and the five counts.
+
+    Flat lists of numbers rather than a container per case and path: a run of 10,000 cases x 30
+    fields would otherwise allocate 300,000 small lists, and the garbage collector would scan
+    the (large) reports each time their number crossed its threshold.
+    """
+
+    def __init__(self) -> None:
+        self.columns: dict[str, int] = {}
+        self.rows: list[int] = []
+        self.cols: list[int] = []
+        self.scores: list[float] = []
+        self.tallies: list[list[int]] = [[] for _ in COUNTS]
+
+    def column(self, path: str) -> int:
+        column = self.columns.get(path)
+        if column is None:
+            column = self.columns[path] = len(self.columns)
+        return column
+
+    def add(self, row: int, path: str, score: float, tp: int, fn: int, fa: int, fd: int, tn: int) -> None:
+        self.rows.append(row)
+        self.cols.append(self.column(path))
+        self.scores.append(score)
+        for tally, value in zip(self.tallies, (tp, fn, fa, fd, tn), strict=True):
+            tally.append(value)
+
+    def arrays(self, cases: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`(values, counts, accuracy)`: values (cases x paths, NaN where absent), counts (cases x paths x 5),
+        and per path whether some case had no score, so its per-case accuracy stands in."""
+        width = len(self.columns)
+        rows, cols = np.asarray(self.rows, dtype=np.int64), np.asarray(self.cols, dtype=np.int64)
+        counts = np.zeros((cases, width, len(COUNTS)), dtype=np.int64)
+        for slot, tally in enumerate(self.tallies):
+            np.add.at(counts[:, :, slot], (rows, cols), np.asarray(tally, dtype=np.int64))
+        seen = np.zeros((cases, width), dtype=bool)
+        seen[rows, cols] = True
+        values = np.full((cases, width), np.nan)
+        scores = np.asarray(self.scores, dtype=float)
+        scored = ~np.isnan(scores)
+        values[rows[scored], cols[scored]] = scores[scored]
+        tp, fn, fa, fd, tn = (counts[:, :, slot] for slot in range(len(COUNTS)))
+        compared = tp + tn + fn + fa + fd
+        fallback = seen & np.isnan(values)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            accuracy = np.where(compared > 0, (tp + tn) / compared, np.nan)
+        values[fallback] = accuracy[fallback]
+        return values, counts, fallback.any(axis=0)
 
 
-def _walk_stickler(fields: Mapping[str, Any], prefix: str, out: dict[str, list[Any]]) -> None:
-    """Per path: [score or None, tp, fn, fa, fd, tn], read as stickler's aggregator reads a comparison.
+def _walk_stickler(fields: Mapping[str, Any], prefix: str, row: int, cells: _Cells) -> None:
+    """Every path of one comparison into `cells`, read as stickler's aggregator reads it.
 
     Counts come from the entry itself and from its `overall`, as `BulkStructuredModelEvaluator`
-    adds them; children under `fields` and `nested_fields`. Hot: every field of every case passes
-    here, so it reads with plain `get`s.
+    adds them (a path met twice adds up); children under `fields` and `nested_fields`. The score
+    is `threshold_applied_score`. Hot: every field of every case passes here.
     """
     for name, data in fields.items():
         if not isinstance(data, dict):
             continue
         path = f"{prefix}.{name}" if prefix else name
-        entry = out.get(path)
-        if entry is None:
-            entry = out[path] = [None, 0, 0, 0, 0, 0]
+        tp = fn = fa = fd = tn = 0
         for source in (data, data.get("overall")):
             if source and ("tp" in source or "fn" in source or "fa" in source or "fd" in source or "tn" in source):
-                entry[1] += int(source.get("tp") or 0)
-                entry[2] += int(source.get("fn") or 0)
-                entry[3] += int(source.get("fa") or 0)
-                entry[4] += int(source.get("fd") or 0)
-                entry[5] += int(source.get("tn") or 0)
+                tp += int(source.get("tp") or 0)
+                fn += int(source.get("fn") or 0)
+                fa += int(source.get("fa") or 0)
+                fd += int(source.get("fd") or 0)
+                tn += int(source.get("tn") or 0)
         score = data.get("threshold_applied_score")
-        if score is not None and score.__class__ is not bool and math.isfinite(score):
-            entry[0] = float(score)
+        if score is None or score.__class__ is bool or not math.isfinite(score):
+            score = math.nan
+        cells.add(row, path, float(score), tp, fn, fa, fd, tn)
         for nested in ("fields", "nested_fields"):
             children = data.get(nested)
             if children:
-                _walk_stickler(children, path, out)
+                _walk_stickler(children, path, row, cells)
 
 
-def field_detail(metadata: Mapping[str, Any]) -> dict[str, list[Any]] | None:
-    """A row's per-path `[score or None, tp, fn, fa, fd, tn]`, or None when the row has no field detail."""
+def field_detail(metadata: Mapping[str, Any], row: int, cells: _Cells) -> bool:
+    """Add a row's per-path scores and counts to `cells`; False when the row has no field detail."""
     comparison = metadata.get("comparison")
     matrix = comparison.get("confusion_matrix") if isinstance(comparison, Mapping) else None
     if isinstance(matrix, Mapping) and isinstance(matrix.get("fields"), Mapping):
-        out: dict[str, list[Any]] = {}
-        _walk_stickler(matrix["fields"], "", out)
-        return out
+        _walk_stickler(matrix["fields"], "", row, cells)
+        return True
     if isinstance(metadata.get("fields"), list):  # json_match rows, and static_json from a reports folder
-        out = {}
         for item in metadata["fields"]:
             if not isinstance(item, Mapping) or item.get("status") not in _STATUS_COUNT:
                 continue
-            entry = out.setdefault(str(item.get("path")), [None, 0, 0, 0, 0, 0])
-            entry[1 + _STATUS_COUNT[item["status"]]] += 1
-            if _finite(item.get("score")):
-                entry[0] = float(item["score"])
-        return out
-    return None
+            tallies = [0, 0, 0, 0, 0]
+            tallies[_STATUS_COUNT[item["status"]]] = 1
+            score = item.get("score")
+            if not isinstance(score, (int, float)) or isinstance(score, bool) or not math.isfinite(score):
+                score = math.nan
+            cells.add(row, str(item.get("path")), float(score), *tallies)
+        return True
+    return False
 
 
 def _non_matches(metadata: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -214,7 +260,8 @@ def from_report(
     scores: list[float] = []
     passes: list[bool] = []
     reasons: list[str] = []
-    detail: list[dict[str, list[Any]] | None] = []
+    detailed: list[bool] = []
+    cells = _Cells()
     non_matches: list[dict[str, dict[str, Any]]] = []
     actual: list[Any] = []
     kinds: set[str] = set()
@@ -231,32 +278,15 @@ def from_report(
         scores.append(float(report.scores[index]) if index < len(report.scores) else 0.0)
         passes.append(bool(report.test_passes[index]) if index < len(report.test_passes) else False)
         reasons.append(str(report.reasons[index] or "") if index < len(report.reasons) else "")
-        fields = field_detail(metadata) if state == "scored" else None
-        detail.append(fields)
+        detailed.append(state == "scored" and field_detail(metadata, len(names) - 1, cells))
         non_matches.append(_non_matches(metadata) if state == "scored" else {})
         actual.append(case.get("actual_output"))
         kinds.add(str(case.get("evaluator_type") or metadata.get("evaluated_by") or chosen))
         if first is not None and first.label not in (None, NOT_APPLICABLE) and state in ("scored", "unreadable"):
             schemas.add(str(first.label))
     _check_names(names, label)
-    paths: dict[str, None] = {}
-    for fields in detail:
-        for path in fields or ():
-            paths.setdefault(path)
-    index_of = {path: column for column, path in enumerate(paths)}
-    values = np.full((len(names), len(paths)), np.nan)
-    counts = np.zeros((len(names), len(paths), len(COUNTS)), dtype=np.int64)
-    accuracy_paths: set[str] = set()
-    for row, fields in enumerate(detail):
-        for path, (score, *tallies) in (fields or {}).items():
-            column = index_of[path]
-            counts[row, column] = tallies
-            if score is None:
-                accuracy_paths.add(path)
-                tp, fn, fa, fd, tn = tallies
-                compared = tp + tn + fn + fa + fd
-                score = (tp + tn) / compared if compared else math.nan
-            values[row, column] = score
+    values, counts, accuracy = cells.arrays(len(names))
+    paths = list(cells.columns)
     logger.debug("run=<%s>, evaluator=<%s>, cases=<%d>, paths=<%d> | run read", label, chosen, len(names), len(paths))
     return Run(
         label=label,
@@ -269,9 +299,9 @@ def from_report(
         score=np.asarray(scores, dtype=float),
         passed=np.asarray(passes, dtype=bool),
         reason=reasons,
-        detailed=np.asarray([fields is not None for fields in detail], dtype=bool),
-        paths=list(paths),
-        measures={path: "accuracy" if path in accuracy_paths else "score" for path in paths},
+        detailed=np.asarray(detailed, dtype=bool),
+        paths=paths,
+        measures={path: "accuracy" if fallback else "score" for path, fallback in zip(paths, accuracy, strict=True)},
         values=values,
         counts=counts,
         non_matches=non_matches,
@@ -403,7 +433,12 @@ def read_reports_folder(folder: str | os.PathLike[str]) -> tuple[StructuredOutpu
         )
     scorer = str(data.get("scorer") or "evaluate")
     schema = (data.get("options") or {}).get("schema")
-    label = str(schema).replace(":", ".").rsplit(".", 1)[-1] if schema else scorer
+    if not schema:
+        label = scorer
+    elif str(schema).endswith(".json"):  # a JSON Schema file
+        label = Path(str(schema)).stem
+    else:  # a dotted path (or module:Class) to a Pydantic model; reports name it by its class name
+        label = str(schema).replace(":", ".").rsplit(".", 1)[-1]
     cases, rows = [], []
     for name, result in zip(_case_names(results), results, strict=True):
         score = result["score"]

@@ -178,8 +178,10 @@ class Comparison:
 
     def __repr__(self) -> str:
         s = self._summary
+        if s["compared"] == 0:
+            return f"<Comparison {s['paired']} paired cases, none with ground truth in both runs>"
         return (
-            f"<Comparison {s['paired']} paired cases: score {s['score_baseline']:.3f} -> {s['score_candidate']:.3f} "
+            f"<Comparison {s['compared']} cases: score {s['score_baseline']:.3f} -> {s['score_candidate']:.3f} "
             f"({s['delta']:+.3f}, {s['verdict']}); {s['fixed']} fixed, {s['broken']} broken>"
         )
 

@@ -325,6 +325,32 @@ def test_evaluate_folders_pair_by_scenario_id_with_error_runs_paired_and_shown(e
     assert str(base) in result.summary()["baseline"]
 
 
+def test_similarity_scored_folders_compare_field_by_field(tmp_path, evaluate_folders):
+    schema = tmp_path / "counts.json"
+    properties = {"energy": {"type": "integer"}, "material": {"type": "integer"}}
+    schema.write_text(json.dumps({"title": "Counts", "type": "object", "properties": properties}), encoding="utf-8")
+    runs = evaluate_folders[1].parent / "runs"
+    folders = []
+    for name, source in (("base", TREE / "trajectories"), ("cand", runs)):
+        options = {"schema": str(schema)}
+        run_evaluation(
+            source, TREE / "scenarios", tmp_path / name, scorer="similarity", options=options, scenario_ids=["11"]
+        )
+        folders.append(tmp_path / name)
+    result = compare(*folders)
+    fields = result.fields_frame().set_index("path")
+    assert fields.loc["material", ["mean_before", "mean_after", "n_cases"]].tolist() == [0.0, 1.0, 1]
+    assert fields.loc["material", "verdict"] == "no evidence"  # one case
+    change = result.non_matches_frame().iloc[0]
+    assert (change["case"], change["path"], change["change"], change["predicted_before"]) == (
+        "11",
+        "material",
+        "fixed",
+        27,
+    )
+    assert result.summary()["fixed"] == 1
+
+
 def test_a_folder_without_an_aggregate_or_with_a_truncated_one_is_an_error(tmp_path, evaluate_folders):
     with pytest.raises(ReportFileError, match="must hold _aggregate.json"):
         compare(tmp_path, evaluate_folders[1])
@@ -350,7 +376,7 @@ def test_the_page_is_standalone_and_says_how_many_cases_each_interval_rests_on(b
     assert "<td class='worse'>worse</td>" in page
     shown = result._repr_html_()
     assert "over 40 cases" in shown and "vendor_name" in shown and "<html" not in shown
-    assert repr(result).startswith("<Comparison 40 paired cases: score")
+    assert repr(result).startswith("<Comparison 40 cases: score")
     assert isinstance(result, Comparison)
 
 

@@ -130,6 +130,7 @@ def print_comparison(comparison: Comparison) -> None:
             regressions.head(_SHOWN),
             drop=["ci_low", "ci_high", "n_cases"],
             shrink=["detail", "name"],
+            note="comparison.html has them all",
         )
     )
     if len(regressions) > _SHOWN:
@@ -140,7 +141,14 @@ def print_comparison(comparison: Comparison) -> None:
     fields = comparison.fields_frame()[
         ["path", "n_cases", "n_changed", "mean_before", "mean_after", "delta", "ci_low", "ci_high", "verdict"]
     ]
-    print(fit_table(fields, drop=["n_changed", "mean_before", "mean_after"], shrink=["path"]))
+    print(
+        fit_table(
+            fields,
+            drop=["n_changed", "mean_before", "mean_after"],
+            shrink=["path"],
+            note="comparison.html has them all",
+        )
+    )
 
 
 def _failures(comparison: Comparison, rules: list[str]) -> list[str]:
