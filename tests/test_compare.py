@@ -6,6 +6,8 @@ import json
 import math
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -390,3 +392,13 @@ def test_statuses_follow_the_report_rules(baseline):
         assert [row_status(row) for rows in report.detailed_results for row in rows] == frame
     assert set(unreadable.cases_frame()["status"]) == {"scored", "unreadable", "not applicable"}
     assert row_status(None) == "error"
+
+
+def test_structsim_nb_compare_is_the_function_even_after_its_module_is_imported():
+    code = (
+        "import structsim_nb.compare; from structsim_nb.compare import Comparison; "
+        "import structsim_nb; from structsim_nb import compare; "
+        "print(callable(compare), compare is structsim_nb.compare, compare.__name__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "True", "compare"]
