@@ -331,7 +331,7 @@ def _regressions(fields: pd.DataFrame, cases: pd.DataFrame, changes: pd.DataFram
                 "ci_low": math.nan,
                 "ci_high": math.nan,
                 "n_cases": 1,
-                "detail": "; ".join(parts) or "score fell",
+                "detail": "; ".join(parts) or "score fell; no field became wrong (partial scores or weights moved)",
             }
         )
     for record in cases[cases["run"] == "baseline only"].to_dict("records"):
