@@ -15,7 +15,6 @@ the `static_json` scorer, read from a reports folder) give each path's 1/0 score
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
@@ -32,12 +31,11 @@ from .report import StructuredOutputReport
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["COUNTS", "Run", "field_detail", "from_report", "read_reports_folder", "read_run", "row_status"]
+__all__ = ["COUNTS", "Run", "field_detail", "from_report", "read_run", "row_status"]
 
 #: The confusion counts kept per case and path, in this order.
 COUNTS = ("tp", "fn", "fa", "fd", "tn")
 _STATUS_COUNT = {"match": 0, "missed": 1, "invented": 2, "wrong": 3, "absent": 4}
-_AGGREGATE = "_aggregate.json"  # structsim_nb.trajectories.runner.AGGREGATE_NAME
 
 
 @dataclass
@@ -334,6 +332,8 @@ def read_run(value: Any, *, which: str, evaluator: str | None = None) -> Run:
     if isinstance(value, (str, os.PathLike)):
         path = Path(value)
         if path.is_dir():
+            from ._reports_folder import read_reports_folder
+
             report, notes = read_reports_folder(path)
             run = from_report(report, which=which, source=str(value), evaluator=evaluator)
             run.notes.extend(notes)
@@ -347,140 +347,3 @@ def read_run(value: Any, *, which: str, evaluator: str | None = None) -> Run:
         f"{which} must be a StructuredOutputReport, a saved report file or an evaluate reports folder; "
         f"got {type(value).__name__}"
     )
-
-
-# -- evaluate reports folders -------------------------------------------------------------------
-
-
-def _static_json_fields(details: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The static_json scorer's per-key records as json_match-style fields and non-matches."""
-    fields: list[dict[str, Any]] = []
-    misses: list[dict[str, Any]] = []
-    for record in details.get("details") or ():
-        if not isinstance(record, Mapping):
-            continue
-        kind = record.get("match_type")
-        if kind == "missing":
-            status, score, expected, predicted = "missed", 0.0, record.get("gold_value"), None
-        elif kind == "extra":
-            status, score, expected, predicted = "invented", None, None, record.get("model_value")
-        else:  # the scorer's score and pass count exact matches; a tolerated one (`accepted`) is still wrong
-            status = "match" if record.get("exact") else "wrong"
-            score, expected, predicted = float(status == "match"), record.get("gold_value"), record.get("model_value")
-        path = str(record.get("key"))
-        fields.append({"path": path, "status": status, "score": score})
-        if status != "match":
-            category = {"missed": "fn", "invented": "fa", "wrong": "fd"}[status]
-            misses.append(
-                {
-                    "path": path,
-                    "kind": status,
-                    "category": category,
-                    "expected": expected,
-                    "predicted": predicted,
-                    "similarity": record.get("similarity") if status == "wrong" else None,
-                    "reason": f"static_json: {kind}",
-                }
-            )
-    return fields, misses
-
-
-def _case_names(results: list[Mapping[str, Any]]) -> list[str]:
-    """Scenario id per run; a scenario scored more than once gets `<id>/<run id>` (or its report name)."""
-    ids = [str(result.get("scenario_id")) for result in results]
-    repeated = {scenario for scenario in ids if ids.count(scenario) > 1}
-    return [
-        f"{scenario}/{result.get('run_id') or result.get('report')}" if scenario in repeated else scenario
-        for scenario, result in zip(ids, results, strict=True)
-    ]
-
-
-def read_reports_folder(folder: str | os.PathLike[str]) -> tuple[StructuredOutputReport, list[str]]:
-    """A `structsim-nb evaluate` reports folder as a report: one case per scored run, named by scenario id.
-
-    Runs pair by scenario id; a scenario scored more than once in the folder is named
-    `<scenario id>/<run id>`, so repeated runs pair by run id. An error entry (an unreadable
-    trajectory, a missing ground truth) becomes an error row (score 0.0). Trajectories and
-    scenarios that did not join are not runs; the notes count them.
-
-    Returns:
-        The report and notes on what the folder holds besides its runs.
-
-    Raises:
-        ReportFileError: If `_aggregate.json` is missing, truncated or not an evaluate aggregate.
-    """
-    path = Path(folder) / _AGGREGATE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReportFileError(
-            f"a reports folder must hold {_AGGREGATE} (structsim-nb evaluate writes it); {str(path)!r} was not found"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportFileError(f"evaluate aggregate {str(path)!r} could not be read as UTF-8 text: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise ReportFileError(
-            f"evaluate aggregate {str(path)!r} must be JSON; line {exc.lineno}, column {exc.colno}: {exc.msg}. "
-            "Was it cut short? Run structsim-nb evaluate again to rewrite it"
-        ) from exc
-    results = data.get("results") if isinstance(data, dict) else None
-    if not isinstance(results, list) or not all(
-        isinstance(r, dict) and isinstance(r.get("score"), dict) for r in results
-    ):
-        raise ReportFileError(
-            f"evaluate aggregate {str(path)!r} must be what structsim-nb evaluate writes, with a 'results' list "
-            "of scored runs; it is not. Point at the --reports-dir of an evaluate run"
-        )
-    scorer = str(data.get("scorer") or "evaluate")
-    schema = (data.get("options") or {}).get("schema")
-    if not schema:
-        label = scorer
-    elif str(schema).endswith(".json"):  # a JSON Schema file
-        label = Path(str(schema)).stem
-    else:  # a dotted path (or module:Class) to a Pydantic model; reports name it by its class name
-        label = str(schema).replace(":", ".").rsplit(".", 1)[-1]
-    cases, rows = [], []
-    for name, result in zip(_case_names(results), results, strict=True):
-        score = result["score"]
-        details = score.get("details") if isinstance(score.get("details"), dict) else {}
-        metadata: dict[str, Any]
-        if result.get("status") == "error":
-            metadata = {"error": "raised"}
-        elif scorer == "static_json":
-            fields, misses = _static_json_fields(details)
-            metadata = {"evaluated_by": "static_json", "fields": fields, "non_matches": misses}
-        else:
-            metadata = dict(details)
-        kind = str(details.get("evaluated_by") or scorer) if result.get("status") != "error" else scorer
-        cases.append({"name": name, "evaluator": scorer, "evaluator_type": kind, "input": result.get("question")})
-        rows.append(
-            EvaluationOutput(
-                score=float(score.get("score") or 0.0),
-                test_pass=bool(score.get("passed")),
-                reason=str(result.get("error") or score.get("rationale") or ""),
-                label=label,
-                metadata=metadata,
-            )
-        )
-    report = StructuredOutputReport(
-        overall_score=StructuredOutputReport.calculate_overall_score([r.score for r in rows], [[r] for r in rows]),
-        scores=[r.score for r in rows],
-        test_passes=[r.test_pass for r in rows],
-        cases=cases,
-        reasons=[r.reason or "" for r in rows],
-        detailed_results=[[r] for r in rows],
-        diagnoses=[None] * len(rows),
-        recommendations=[None] * len(rows),
-    )
-    unjoined = [
-        f"{count} {what}{'' if count == 1 else 's'}"
-        for count, what in (
-            (len(data.get("unmatched_trajectories") or ()), "trajectory file"),
-            (len(data.get("unmatched_scenarios") or ()), "scenario"),
-        )
-        if count
-    ]
-    notes = (
-        [f"{str(folder)!r}: {' and '.join(unjoined)} did not join (see {_AGGREGATE}); not compared"] if unjoined else []
-    )
-    return report, notes
