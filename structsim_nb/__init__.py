@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .answers import ParsedAnswer, parse_answer
+    from .comparison import Comparison, compare
     from .dataset import score_dataset
     from .evaluate import StructuredOutputSimilarity
     from .fcc import FCCInvoice, FCCInvoiceTuned, FCCLineItem, FCCLineItemTuned, load_fcc
@@ -34,6 +35,7 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 #: Public name -> the submodule that defines it.
 _EXPORTS = {
+    "Comparison": ".comparison",
     "ContainsJson": ".json_match",
     "ExactMatch": ".json_match",
     "FCCInvoice": ".fcc",
@@ -49,6 +51,7 @@ _EXPORTS = {
     "StaticJsonEvaluator": ".trajectories",
     "StructuredOutputReport": ".report",
     "StructuredOutputSimilarity": ".evaluate",
+    "compare": ".comparison",
     "contains_json": ".json_match",
     "evaluate_static_json": ".trajectories",
     "exact_match": ".json_match",
@@ -64,6 +67,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "Comparison",
     "ContainsJson",
     "ExactMatch",
     "FCCInvoice",
@@ -79,6 +83,7 @@ __all__ = [
     "StaticJsonEvaluator",
     "StructuredOutputReport",
     "StructuredOutputSimilarity",
+    "compare",
     "contains_json",
     "evaluate_static_json",
     "exact_match",

@@ -38,6 +38,8 @@ __all__ = [
     "GroundTruthError",
     # datasets of pairs (structsim_nb.dataset)
     "PairsFileError",
+    # comparing two runs (structsim_nb.comparison)
+    "ComparisonError",
 ]
 
 
@@ -207,4 +209,11 @@ class PairsFileError(StructsimError, ValueError):
     """A pairs file (JSON Lines of expected/actual) is missing, unreadable, or has a line that is not a pair.
 
     The message names the file and the line.
+    """
+
+
+class ComparisonError(StructsimError, ValueError):
+    """Two runs cannot be compared: different evaluators or schemas, duplicate or missing case names.
+
+    The message names both runs (their files, when they came from files) and what to do.
     """

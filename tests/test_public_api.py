@@ -7,6 +7,7 @@ import sys
 import structsim_nb
 
 EXPECTED = [
+    "Comparison",
     "ContainsJson",
     "ExactMatch",
     "FCCInvoice",
@@ -22,6 +23,7 @@ EXPECTED = [
     "StaticJsonEvaluator",
     "StructuredOutputReport",
     "StructuredOutputSimilarity",
+    "compare",
     "contains_json",
     "evaluate_static_json",
     "exact_match",

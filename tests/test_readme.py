@@ -121,3 +121,45 @@ def test_evaluate_on_the_committed_tree_exits_1_as_documented(tmp_path: Path) ->
     # The tree holds failing runs and unmatched records on purpose: exit 1, with every report written.
     assert result.returncode == 1, result.stderr
     assert (tmp_path / "reports" / "_aggregate.json").is_file()
+
+
+def test_the_compare_example_prints_what_the_readme_quotes(tmp_path: Path) -> None:
+    """The figures in the README's abbreviated compare output are what its example computes."""
+    text = README.read_text(encoding="utf-8")
+    (block,) = [b for b in python_blocks() if b.startswith("from structsim_nb import compare, score_dataset")]
+    quoted = text.split(block, 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(
+        compile(block.split("\nresult = compare")[0] + "\nresult = compare(before, after)\n", "README", "exec"),
+        namespace,
+    )
+    result = namespace["result"]
+    rows = {
+        **{row["measure"]: row for row in result.overall_frame().to_dict("records")},
+        **{row["path"]: row for row in result.fields_frame().to_dict("records")},
+    }
+    checked = 0
+    for line in quoted.splitlines():
+        words = line.split()
+        name = " ".join(words[:2]) if line.startswith("pass rate") else (words[0] if words else "")
+        if name not in rows or name in ("measure", "path"):
+            continue
+        numbers = [float(w) for w in words if re.fullmatch(r"[+-]?\d+(\.\d+)?", w)]
+        row = rows[name]
+        expected = (
+            [
+                row["baseline"],
+                row["candidate"],
+                row["delta"],
+                row["ci_low"],
+                row["ci_high"],
+                row["n_cases"],
+                row["n_changed"],
+            ]
+            if "baseline" in row
+            else [row["n_cases"], row["n_changed"], row["delta"], row["ci_low"], row["ci_high"]]
+        )
+        assert numbers[: len(expected)] == [round(float(v), 3) for v in expected], (line, expected)
+        assert row["verdict"] in line
+        checked += 1
+    assert checked >= 4, quoted

@@ -1,7 +1,7 @@
 """The `structsim-nb` command line. It parses arguments, calls the public API and prints.
 
 No scoring logic lives here: every command calls the same functions a notebook would. One module
-per command (`demo`, `evaluate`, `record`), each with `add_parser` and `run`; `_common` holds the
+per command (`demo`, `evaluate`, `record`, `compare`), each with `add_parser` and `run`; `_common` holds the
 exit codes and the terminal tables. Exit codes: 0 ok, 1 the run finished but something failed,
 2 bad input, 3 runtime error (and 4-8 for `record`, see `structsim-nb record --help`).
 """
@@ -14,7 +14,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from . import demo, evaluate, record
+from . import compare, demo, evaluate, record
 from ._common import (
     EXIT_BAD_INPUT,
     EXIT_CALL_FAILED,
@@ -49,6 +49,7 @@ examples:
   structsim-nb record recordings/invoice_walkthrough.json \\
       --schema examples/notebooks/walkthrough_schema.py:Invoice \\
       --model-id us.anthropic.claude-haiku-4-5-20251001-v1:0
+  structsim-nb compare before.json after.json --fail-on worse-overall
   structsim-nb COMMAND --help              # a command's options and examples
 """
 
@@ -74,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_parser(commands)
     record.add_parsers(commands)
     evaluate.add_parser(commands)
+    compare.add_parser(commands)
     return parser
 
 

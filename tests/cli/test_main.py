@@ -12,7 +12,7 @@ import pytest
 
 from structsim_nb.cli import main
 
-COMMANDS = ["demo", "record", "record-fcc", "evaluate"]
+COMMANDS = ["demo", "record", "record-fcc", "evaluate", "compare"]
 TREE = Path(__file__).resolve().parent.parent / "data" / "trajectories_tree"
 
 
