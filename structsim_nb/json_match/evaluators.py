@@ -192,15 +192,19 @@ def contains_json(actual: Any) -> JsonMatchResult:
 
     Returns:
         Score 1.0 and passed when an object or array was found, else 0.0 with the reason. A
-        number or string on its own is not a JSON structure. Never raises on output.
+        number or string on its own is not a JSON structure, and neither is a truncated answer
+        (one cut off inside an object or array): it holds no complete JSON, so it fails, and the
+        reason says what its repaired reading would be. Never raises on output.
     """
     notes: list[str] = []
     if isinstance(actual, str):
         read = read_text(actual)
         structure = read.ok and isinstance(read.value, (dict, list))
-        found = structure and read.syntax == "json"
+        found = structure and read.syntax == "json" and read.how != "repaired"
         if found:
             head = f"found a JSON {json_type(read.value)} ({read.how})"
+        elif structure and read.how == "repaired":
+            head = f"no complete JSON object or array: {read.message} (reads as {short(read.value)})"
         elif structure:
             head = f"no JSON object or array: found a Python literal ({read.how}), which is not JSON"
         elif read.ok:
