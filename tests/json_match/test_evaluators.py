@@ -326,7 +326,7 @@ class TestContainsJson:
             ('[{"a":1}]', True, None),
             ('{"a": NaN}', True, None),
             ('{"a": 1', False, "was cut off (truncated JSON) and repaired"),
-            ('{"a": 1, "b": [2', False, "reads as {\"a\": 1, \"b\": [2]}"),
+            ('{"a": 1, "b": [2', False, 'reads as {"a": 1, "b": [2]}'),
             ("{'a': 1}", False, None),
             ("The answer is 34.", False, None),
             ("nothing here", False, None),
