@@ -45,6 +45,8 @@ __all__ = ["Repaired", "Truncation", "find_truncation", "repair_truncated"]
 
 # The characters that change the scan's state; everything else is skipped by the regex engine.
 _TOKENS = re.compile(r'[{}\[\]",:\\]')
+# A complete double-quoted string (escapes included), for the quick check; no nested quantifier.
+_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _NUMBER_PREFIX = re.compile(r"-?(?:\d+\.?\d*(?:[eE][+-]?\d*)?|\.\d*)?")
 _LITERALS = ("true", "false", "null")
 _CLOSER = {"{": "}", "[": "]"}
@@ -61,7 +63,7 @@ class _Level:
     start: int
     # Object: key -> colon -> value -> comma -> key ...; array: value -> comma -> value ...
     state: str
-    key: str | None = None
+    key_span: tuple[int, int] | None = None  # the last key's quoted text, decoded only when reported
     key_start: int = -1
 
 
@@ -128,7 +130,7 @@ def _scan(text: str, start: int) -> tuple[list[_Level], bool, int, int, str]:
                 in_string = False
                 level = stack[-1]
                 if role == "key":
-                    level.key, level.state = _key(text[string_start : at + 1]), "colon"
+                    level.key_span, level.state = (string_start, at + 1), "colon"
                 else:
                     level.state = "comma"
                 last = at + 1
@@ -175,6 +177,12 @@ def _scan(text: str, start: int) -> tuple[list[_Level], bool, int, int, str]:
     return stack, in_string, string_start, last, role
 
 
+def _may_be_cut(text: str, start: int) -> bool:
+    """Whether more brackets open than close outside complete strings (a cut structure needs that)."""
+    bare = _STRING.sub("", text[start:] if start else text)
+    return bare.count("{") + bare.count("[") > bare.count("}") + bare.count("]")
+
+
 def _key(quoted: str) -> str:
     """A key as written, decoded from its JSON string form when it decodes."""
     try:
@@ -193,8 +201,16 @@ def find_truncation(text: str, start: int = 0) -> Truncation | None:
     Returns:
         A `Truncation`, or None when every structure in the text is closed, the open one is
         malformed rather than cut (a mismatched closer, a stray character at the cut), or the
-        text after its opening bracket does not look like JSON. Linear in the text's length.
+        text after its opening bracket does not look like JSON. Linear in the text's length;
+        text whose brackets outside strings balance (most complete answers) is ruled out by a
+        quick check before the scan.
     """
+    openers = [at for at in (text.find("{", start), text.find("[", start)) if at >= 0]
+    if not openers:
+        return None
+    start = min(openers)  # prose before the first bracket cannot be inside a structure
+    if not _may_be_cut(text, start):
+        return None
     stack, in_string, string_start, last, role = _scan(text, start)
     if not stack:
         return None
@@ -205,7 +221,7 @@ def find_truncation(text: str, start: int = 0) -> Truncation | None:
     if len(stack) > _MAX_DEPTH:
         return None
     brackets = "".join(item.bracket for item in stack)
-    key = level.key if level.bracket == "{" else None
+    key = _key(text[slice(*level.key_span)]) if level.bracket == "{" and level.key_span else None
     if in_string:
         if role == "key":
             return Truncation(outer.start, brackets, "key", drop_from=string_start)
@@ -290,7 +306,7 @@ def repair_truncated(text: str, *, max_depth: int = _MAX_DEPTH) -> Repaired | No
     else:
         repairs.append("cut between items (nothing inside an item is lost)")
     snippet = snippet.rstrip().rstrip(",")
-    still_open = _open_after(snippet)
+    still_open = cut.brackets  # trimming drops only part of the innermost level, never a bracket
     closers = ('"' if cut.cut == "string" else "") + "".join(_CLOSER[bracket] for bracket in reversed(still_open))
     try:
         # json-repair reads the closed text exactly when it is valid JSON, and mends what else
@@ -307,9 +323,3 @@ def repair_truncated(text: str, *, max_depth: int = _MAX_DEPTH) -> Repaired | No
     repairs.append(_closed(still_open, string=cut.cut == "string"))
     logger.debug("start=<%d>, cut=<%s> | repaired a truncated json answer", cut.start, cut.cut)
     return Repaired(value, cut.start, tuple(repairs))
-
-
-def _open_after(snippet: str) -> str:
-    """The brackets still open at the end of `snippet` (after trimming), outermost first."""
-    stack, _, _, _, _ = _scan(snippet, 0)
-    return "".join(level.bracket for level in stack)
