@@ -306,24 +306,88 @@ class TestFilters:
             load_fcc("sample", **{name: -1})
 
 
-class TestHubFailure:
-    def test_offline_hub_says_how_to_run_offline(self, monkeypatch: pytest.MonkeyPatch) -> None:
+_HUB_SCRIPT = """
+import json, sys
+from structsim_nb.fcc import load_fcc
+try:
+    docs = load_fcc("hub", cache_dir=sys.argv[1])
+except Exception as exc:
+    bases = [c.__name__ for c in type(exc).__mro__]
+    print(json.dumps({"error": type(exc).__name__, "message": str(exc), "bases": bases}))
+else:
+    print(json.dumps({"ids": [doc.id for doc in docs], "labels": [doc.raw_label for doc in docs]}))
+"""
+
+
+def _load_hub(endpoint: str, tmp_path: Path) -> dict[str, Any]:
+    """`load_fcc("hub")` in a fresh interpreter whose hub is `endpoint` (huggingface_hub reads it at import)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        **os.environ,
+        "HF_ENDPOINT": endpoint,
+        "HF_HOME": str(tmp_path / "hf-home"),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_ETAG_TIMEOUT": "5",
+        "HF_HUB_DOWNLOAD_TIMEOUT": "5",
+    }
+    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_TOKEN"):
+        env.pop(name, None)
+    done = subprocess.run(
+        [sys.executable, "-c", _HUB_SCRIPT, str(tmp_path / "cache")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+class TestHub:
+    """`load_fcc("hub")` through the real datasets/huggingface_hub client, against a hub on 127.0.0.1."""
+
+    def test_the_hub_dataset_loads_over_the_hubs_own_protocol(self, tmp_path: Path, sample) -> None:
+        from hub_stub import serve_dataset
+
+        card = "---\nconfigs:\n- config_name: default\n  data_files:\n  - split: test\n    path: data/test-*\n---\n"
+        files = {"README.md": card.encode(), "data/test-00000-of-00001.parquet": SAMPLE_PATH.read_bytes()}
+        with serve_dataset("amazon-agi/RealKIE-FCC-Verified", files) as (endpoint, requests):
+            loaded = _load_hub(endpoint, tmp_path)
+        assert loaded["ids"] == SAMPLE_IDS
+        assert loaded["labels"] == [doc.raw_label for doc in sample]
+        assert "GET /datasets/amazon-agi/RealKIE-FCC-Verified/resolve/main/README.md" in requests
+        assert any(r.startswith("GET ") and r.endswith("/data/test-00000-of-00001.parquet") for r in requests)
+
+    def test_an_unreachable_hub_says_how_to_run_offline(self, tmp_path: Path) -> None:
+        import socket
+
+        with socket.socket() as probe:  # a port nobody listens on
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        failed = _load_hub(f"http://127.0.0.1:{port}", tmp_path)
+        assert failed["error"] == "DatasetUnavailableError"
+        assert "ConnectionError" in failed["bases"] and "StructsimError" in failed["bases"]
+        assert "amazon-agi/RealKIE-FCC-Verified" in failed["message"]
+        assert "load_fcc('sample')" in failed["message"] and "snapshot folder" in failed["message"]
+
+    def test_the_hub_id_is_the_hub(self, monkeypatch: pytest.MonkeyPatch) -> None:
         import datasets
 
         calls = []
 
         def offline(path: str, **kwargs: object) -> None:
             calls.append(path)
-            # What datasets 5 raises when the hub's host does not resolve (seen on this machine).
             raise ConnectionError(f"Couldn't reach '{path}' on the Hub (LocalEntryNotFoundError)")
 
         monkeypatch.setattr(datasets, "load_dataset", offline)
-        with pytest.raises(DatasetUnavailableError) as caught:
-            load_fcc("hub")
-        assert calls == ["amazon-agi/RealKIE-FCC-Verified"]
-        message = str(caught.value)
-        assert "Couldn't reach" in message and "load_fcc('sample')" in message
-        assert isinstance(caught.value, ConnectionError) and isinstance(caught.value, StructsimError)
+        for source in ("hub", "amazon-agi/RealKIE-FCC-Verified"):
+            with pytest.raises(DatasetUnavailableError) as caught:
+                load_fcc(source)
+            assert isinstance(caught.value, ConnectionError) and isinstance(caught.value, StructsimError)
+        assert calls == ["amazon-agi/RealKIE-FCC-Verified"] * 2
 
 
 # -- cases and scores --------------------------------------------------------------------------
