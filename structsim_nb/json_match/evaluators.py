@@ -358,7 +358,7 @@ def json_field_match(
     if read.ok and isinstance(read.value, list):
         notes.append("output is a JSON array and paths resolve into it (Agenta scores every field 0)")
     if read.ok and read.how not in ("value", "model", "json"):
-        notes.append(f"output read as {read.how} (Agenta reads only whole-text JSON and scores every field 0)")
+        notes.append(f"output read as {_how(read)} (Agenta reads only whole-text JSON and scores every field 0)")
     covered: set[str] = set()  # paths whose difference from Agenta a note states
 
     def differs(item: FieldResult) -> bool:
@@ -421,7 +421,8 @@ def json_field_match(
     if python_eq:
         notes.append(f"{', '.join(python_eq)}: compared by value, so True != 1 and NaN == NaN (Agenta uses Python ==)")
         covered.update(python_eq)
-    if read.ok and theirs is not None:
+    whole = read.ok and read.how in ("value", "model", "json") and not isinstance(read.value, list)
+    if whole and theirs is not None:  # otherwise a note above already gives Agenta's 0 for every field
         notes += _agenta_differences(gt, read.value, paths, results, theirs, covered)
     scored = {item.path: item.score for item in results if item.score is not None}
     score = sum(scored.values()) / len(scored) if scored else 0.0
@@ -441,6 +442,13 @@ def json_field_match(
     return JsonMatchResult(
         "json_field_match", score, passed, _join(head, notes), tuple(results), scored, tuple(notes), error
     )
+
+
+def _how(read: JsonRead) -> str:
+    """How the output was read, for a note; a repaired answer says what was repaired."""
+    if read.how == "repaired":
+        return f"repaired ({read.message})"
+    return read.how
 
 
 def _agenta_differences(
@@ -583,7 +591,7 @@ def json_diff(
     if not read.ok:
         notes.append("non-JSON output scores 0 (Agenta raises an error)")
     elif read.how not in ("value", "model", "json"):
-        notes.append(f"output read as {read.how} (Agenta raises on anything but whole-text JSON)")
+        notes.append(f"output read as {_how(read)} (Agenta raises on anything but whole-text JSON)")
     if any(item.status == "match" and item.expected is None for item in results):
         also = (
             " and a missing leaf"

@@ -644,3 +644,13 @@ class TestReasonsTellTheTruth:
         assert not exact_match(Contact(name="A"), {"name": "A"}, null_is_missing=False).passed
         nulls = exact_match({"a": 1, "b": None}, {"a": 1})
         assert nulls.passed and "null-valued keys read as absent" in nulls.reason
+
+    def test_a_truncated_output_is_read_repaired_and_said_so(self):
+        cut = '{"name": "Ada", "email": "a@b'
+        result = json_field_match(cut, {"name": "Ada", "email": "a@b.c"}, fields=["name", "email"])
+        assert result.field_scores == {"name": 1.0, "email": 0.0}
+        assert "output read as repaired (the answer was cut off (truncated JSON) and repaired: cut inside the " in (
+            result.reason
+        )
+        assert "Python ==" not in result.reason  # Agenta's 0 on every field is stated once, with its real cause
+        assert "cut inside the string value of 'email'" in json_diff(cut, {"name": "Ada"}).reason
