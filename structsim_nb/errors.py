@@ -16,6 +16,7 @@ __all__ = [
     "InvalidRecordingError",
     "LiveCallError",
     "LiveExtraMissingError",
+    "ModelIdError",
     "NoStructuredOutputError",
     "RecordError",
     "RecordModeError",
@@ -140,11 +141,15 @@ class RecordError(StructsimError, RuntimeError):
 
 
 class LiveExtraMissingError(RecordError, ImportError):
-    """Recording needs the `live` extra (boto3): `pip install "structsim-nb[live]"`."""
+    """Recording needs the provider's SDK: boto3 (`live` extra), `openai` or `anthropic` (extras of those names)."""
 
 
 class CredentialsMissingError(RecordError, PermissionError):
-    """No AWS credentials were found in the environment or the named profile."""
+    """No credentials were found (environment, profile, API key), or the service rejected them."""
+
+
+class ModelIdError(RecordError, ValueError):
+    """A recorded model id cannot be used as is (an ARN whose scrubbed account id cannot be resolved)."""
 
 
 class LiveCallError(RecordError):

@@ -30,9 +30,23 @@ examples:
       --prompt-file prompt.txt --profile my-profile \\
       --model-id us.anthropic.claude-haiku-4-5-20251001-v1:0
 
-exit codes: 0 written, 2 bad arguments, 4 live extra missing, 5 no or rejected credentials, 6 the call
-failed, 7 no structured output, 8 invalid result. On every failure nothing is written and the existing
-recording is left as it was.
+  # with a Bedrock API key instead of AWS credentials
+  AWS_BEARER_TOKEN_BEDROCK=... structsim-nb record recordings/mine.json \\
+      --schema myapp.models:Invoice --prompt "..." \\
+      --model-id us.anthropic.claude-haiku-4-5-20251001-v1:0
+
+  # OpenAI (or an OpenAI-compatible server: --endpoint-url), or Anthropic
+  OPENAI_API_KEY=... structsim-nb record recordings/mine.json \\
+      --provider openai --model-id gpt-4o-mini \\
+      --schema myapp.models:Invoice --prompt-file prompt.txt
+  ANTHROPIC_API_KEY=... structsim-nb record recordings/mine.json \\
+      --provider anthropic --model-id claude-haiku-4-5 \\
+      --schema myapp.models:Invoice --prompt-file prompt.txt
+
+exit codes: 0 written, 2 bad arguments, 4 provider SDK missing, 5 no or rejected credentials, 6 the call
+failed (throttled past the retries, invalid request, an error in the stream), 7 no structured output,
+8 invalid result (including a secret that survived scrubbing). On every failure nothing is written and
+the existing recording is left as it was.
 """
 
 RECORD_FCC_EXAMPLES = """\
@@ -50,11 +64,12 @@ def add_parsers(commands: Any) -> None:
     """Register `record` and `record-fcc` on the `commands` subparsers."""
     record = commands.add_parser(
         "record",
-        help="re-record an agent exchange against a live Bedrock model (needs the live extra and AWS credentials)",
-        description="Run Agent(model=BedrockModel(...))(prompt, structured_output_model=SCHEMA) once, copy the model's "
-        "stream events unchanged, scrub secrets and write RECORDING atomically, only on success. Prompt, system prompt "
-        "and model id default to those of the existing recording. Credentials come from the environment or "
-        "--profile and are never stored.",
+        help="re-record an agent exchange against a live model (Bedrock, OpenAI or Anthropic: its SDK and credentials)",
+        description="Run Agent(model=<live model>)(prompt, structured_output_model=SCHEMA) once, copy the model's "
+        "stream events, scrub secrets and write RECORDING atomically, only on success. Prompt, system prompt, "
+        "provider and model id default to those of the existing recording. Credentials come from the provider SDK's "
+        "usual settings (AWS keys, profile or Bedrock API key; OPENAI_API_KEY; ANTHROPIC_API_KEY) and are never "
+        "stored.",
         epilog=RECORD_EXAMPLES,
         formatter_class=HelpFormatter,
     )
@@ -63,10 +78,29 @@ def add_parsers(commands: Any) -> None:
     record.add_argument("--prompt", help="the user prompt (default: the existing recording's)")
     record.add_argument("--prompt-file", help="read the user prompt from this file")
     record.add_argument("--system-prompt", help="the agent's system prompt (default: the existing recording's)")
-    record.add_argument("--model-id", help="the Bedrock model id (default: the existing recording's)")
-    record.add_argument("--region", help="the AWS region (default: from the environment or profile)")
-    record.add_argument("--profile", help="the AWS profile (default: AWS_PROFILE or the default chain)")
-    record.add_argument("--no-streaming", action="store_true", help="use converse instead of converse_stream")
+    record.add_argument(
+        "--provider",
+        choices=sorted(PROVIDER_NAMES),
+        default=None,
+        help="the model provider (default: the existing recording's, else bedrock)",
+    )
+    record.add_argument("--model-id", help="the provider's model id (default: the existing recording's)")
+    record.add_argument("--region", help="Bedrock: the AWS region (default: from the environment or profile)")
+    record.add_argument("--profile", help="Bedrock: the AWS profile (default: AWS_PROFILE or the default chain)")
+    record.add_argument(
+        "--endpoint-url",
+        help="the service endpoint (default: the SDK's own, e.g. AWS_ENDPOINT_URL_BEDROCK_RUNTIME, OPENAI_BASE_URL)",
+    )
+    record.add_argument("--no-streaming", action="store_true", help="use the non-streaming API (Bedrock converse)")
+    record.add_argument(
+        "--max-attempts",
+        type=_positive_int,
+        default=6,
+        help="model attempts when throttled, as strands retries (default 6)",
+    )
+    record.add_argument(
+        "--retry-delay", type=float, default=4.0, help="seconds before the first retry, doubling after (default 4)"
+    )
     record.add_argument(
         "--mode",
         choices=["rewrite", "once"],
@@ -106,12 +140,28 @@ def add_parsers(commands: Any) -> None:
     record_fcc.set_defaults(handler=run_record_fcc)
 
 
+PROVIDER_NAMES = {"bedrock", "openai", "anthropic"}
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1; got {value}")
+    return value
+
+
 def run_record(args: argparse.Namespace) -> int:
-    """Record one exchange against live Bedrock; the exit code says how it ended."""
+    """Record one exchange against a live model; the exit code says how it ended."""
+    from strands.agent import ModelRetryStrategy
+
     from .. import errors
-    from ..replay.bedrock import bedrock_model
     from ..replay.cassette import load_recording
-    from ..replay.recorder import load_schema, record_exchange
+    from ..replay.providers import live_model
+    from ..replay.recorder import record_exchange
+    from ..replay.schema import load_schema
 
     target = Path(args.recording)
     if args.mode == "once" and target.exists():
@@ -128,11 +178,12 @@ def run_record(args: argparse.Namespace) -> int:
             )
     try:
         schema = load_schema(args.schema)
-        prompt, system_prompt, model_id = _record_inputs(args, previous)
+        prompt, system_prompt, model_id, provider = _record_inputs(args, previous)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     codes = [
+        (errors.ModelIdError, EXIT_BAD_INPUT),
         (errors.LiveExtraMissingError, EXIT_LIVE_MISSING),
         (errors.CredentialsMissingError, EXIT_NO_CREDENTIALS),
         (errors.NoStructuredOutputError, EXIT_NO_STRUCTURED_OUTPUT),
@@ -140,18 +191,23 @@ def run_record(args: argparse.Namespace) -> int:
         (errors.LiveCallError, EXIT_CALL_FAILED),
     ]
     try:
-        model, secrets = bedrock_model(
-            model_id, region=args.region, profile=args.profile, streaming=not args.no_streaming
+        live = live_model(
+            provider,
+            model_id,
+            region=args.region,
+            profile=args.profile,
+            streaming=not args.no_streaming,
+            endpoint_url=args.endpoint_url,
         )
         result = record_exchange(
             target,
-            model=model,
+            model=live,
             schema=schema,
             prompt=prompt,
             system_prompt=system_prompt,
-            secrets=secrets,
             note=args.note,
-            rerecord_command=previous.provenance.rerecord_command if previous else None,
+            schema_spec=args.schema,
+            retry_strategy=ModelRetryStrategy(max_attempts=args.max_attempts, initial_delay=args.retry_delay),  # type: ignore[arg-type]
         )
     except errors.RecordError as exc:
         code = next(code for kind, code in codes if isinstance(exc, kind))
@@ -163,8 +219,15 @@ def run_record(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _record_inputs(args: argparse.Namespace, previous: object) -> tuple[str, str | None, str]:
-    """The prompt, system prompt and model id: from the arguments, else from the existing recording."""
+_PROVIDER_CLASSES = {
+    "strands.models.bedrock.BedrockModel": "bedrock",
+    "strands.models.openai.OpenAIModel": "openai",
+    "strands.models.anthropic.AnthropicModel": "anthropic",
+}
+
+
+def _record_inputs(args: argparse.Namespace, previous: object) -> tuple[str, str | None, str, str]:
+    """The prompt, system prompt, model id and provider: from the arguments, else from the existing recording."""
     first = previous.interactions[0].request if previous is not None else None  # type: ignore[attr-defined]
     if args.prompt_file:
         prompt = Path(args.prompt_file).read_text(encoding="utf-8")
@@ -180,7 +243,9 @@ def _record_inputs(args: argparse.Namespace, previous: object) -> tuple[str, str
     model_id = args.model_id or (previous.provenance.model_id if previous is not None else None)  # type: ignore[attr-defined]
     if not model_id:
         raise ValueError("--model-id is required when there is no existing recording to reuse")
-    return prompt, system_prompt, model_id
+    recorded_provider = _PROVIDER_CLASSES.get(previous.provenance.provider) if previous is not None else None  # type: ignore[attr-defined]
+    provider = args.provider or recorded_provider or "bedrock"
+    return prompt, system_prompt, model_id, provider
 
 
 def run_record_fcc(args: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ __all__ = [
     "RERECORD_COMMAND",
     "RunSettings",
     "choose_mode",
+    "describe_answers",
     "model_id",
     "open_fcc_model",
     "record_notebook",
@@ -39,6 +40,8 @@ DEFAULT_MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 MODEL_ID_ENV = "STRUCTSIM_NB_FCC_MODEL_ID"
 #: `auto` (default), `live` or `replay`; forces the notebook's mode.
 MODE_ENV = "STRUCTSIM_NB_FCC_MODE"
+#: botocore's variable for a Bedrock API key; a key there is enough to run live or record.
+BEARER_ENV = "AWS_BEARER_TOKEN_BEDROCK"
 
 
 def model_id() -> str:
@@ -82,10 +85,11 @@ def choose_mode(*, requested: str | None = None, session: Any = None) -> ModeCho
             session: environment, shared files, SSO, instance roles, as boto3 resolves them).
 
     Returns:
-        `ModeChoice`. Credentials count as resolving when boto3 returns an access key and
-        secret (refreshable credentials are refreshed, so an expired SSO session falls back to
-        replay). Static credentials that have expired still resolve; the live calls then fail,
-        each case says why, and the run goes on.
+        `ModeChoice`. Credentials count as resolving when a Bedrock API key is set
+        (`AWS_BEARER_TOKEN_BEDROCK`) or boto3 returns an access key and secret (refreshable
+        credentials are refreshed, so an expired SSO session falls back to replay). Static
+        credentials that have expired still resolve; the live calls then fail, each case says
+        why, and the run goes on.
 
     Raises:
         ValueError: If the mode is unknown, or `"live"`/`"record"` is requested without credentials.
@@ -102,19 +106,22 @@ def choose_mode(*, requested: str | None = None, session: Any = None) -> ModeCho
         return ModeChoice(mode, f"{mode.value}: {why}; model {model_id()}")
     if wanted in ("live", "record"):
         raise ValueError(
-            f"{wanted} mode needs AWS credentials that boto3 can resolve; {why}. Configure them or use replay"
+            f"{wanted} mode needs AWS credentials that boto3 can resolve or a Bedrock API key; {why}. "
+            "Configure them or use replay"
         )
     return ModeChoice(Mode.REPLAY, f"replay: {why}; replaying the committed recordings")
 
 
 def _credentials(session: Any) -> tuple[bool, str]:
-    """(resolved, a phrase saying what was found or why not)."""
+    """(resolved, a phrase saying what was found or why not); a Bedrock API key counts."""
     try:
         # optional extra: live
         import boto3
         import botocore.exceptions
     except ImportError:
         return False, 'boto3 is not installed (pip install "structsim-nb[live]")'
+    if os.environ.get(BEARER_ENV, "").strip():
+        return True, f"a Bedrock API key is set ({BEARER_ENV})"
     try:
         session = session if session is not None else boto3.Session()
         credentials = session.get_credentials()
@@ -122,7 +129,7 @@ def _credentials(session: Any) -> tuple[bool, str]:
     except botocore.exceptions.BotoCoreError as exc:
         return False, f"AWS credentials did not resolve ({type(exc).__name__}: {exc})"
     if frozen is None or not frozen.access_key or not frozen.secret_key:
-        return False, "no AWS credentials found (environment, shared files, SSO or instance role)"
+        return False, f"no AWS credentials found (environment, shared files, SSO, instance role or {BEARER_ENV})"
     method = getattr(credentials, "method", "unknown")
     return True, f"AWS credentials resolved (via {method})"
 
@@ -246,6 +253,13 @@ HAND_AUTHORED_NOTE = (
 )
 
 
+def _note(settings: RunSettings) -> str:
+    return (
+        f"Live capture of the FCC notebook run by {RERECORD_COMMAND} (source {settings.source!r}, model "
+        f"{settings.model_id}); review the scrubbed content before committing."
+    )
+
+
 @contextlib.contextmanager
 def open_fcc_model(mode: Mode, recording: str | os.PathLike[str], *, settings: RunSettings) -> Iterator[Any]:
     """The Strands model for one notebook run in `mode`.
@@ -254,36 +268,69 @@ def open_fcc_model(mode: Mode, recording: str | os.PathLike[str], *, settings: R
       been played. Never reads credentials.
     - `LIVE`: a `BedrockModel` for `settings.model_id`; nothing is written.
     - `RECORD`: that `BedrockModel` wrapped by the recorder; on a clean exit `recording` is
-      replaced (atomically, secrets scrubbed) and its provenance names the re-record command.
+      written (atomically, secrets and the credentials in use scrubbed), with provenance naming
+      `structsim-nb record-fcc` as the re-record command. It need not exist beforehand.
 
     Raises:
         RecordingNotFoundError, UnplayedCallsError: In replay, see `structsim_nb.replay.open_model`.
         CredentialsMissingError: In live or record mode without credentials.
     """
-    from ..replay.bedrock import bedrock_model
+    from ..replay.providers.bedrock import bedrock_live_model
     from ..replay.recorder import open_model
 
     if mode is Mode.LIVE:
-        model, _ = bedrock_model(settings.model_id)
-        yield model
+        yield bedrock_live_model(settings.model_id).model
         return
     if mode is Mode.REPLAY:
         with open_model(recording, mode="replay") as model:
             yield model
         return
-    with open_model(recording, mode="rewrite", live=lambda: bedrock_model(settings.model_id)[0]) as model:
+    with open_model(
+        recording,
+        mode="rewrite",
+        live=lambda: bedrock_live_model(settings.model_id),
+        rerecord_command=RERECORD_COMMAND,
+        note=_note(settings),
+    ) as model:
         yield model
-    from ..replay.cassette import load_recording, write_recording
 
-    written = load_recording(recording)
-    provenance = written.provenance.model_copy(
-        update={
-            "note": f"Live capture of the FCC notebook run by {RERECORD_COMMAND} (source {settings.source!r}); "
-            "review the scrubbed content before committing.",
-            "rerecord_command": RERECORD_COMMAND,
-        }
+
+def describe_answers(mode: Mode, settings: RunSettings, *, recording: str | os.PathLike[str] | None = None) -> str:
+    """Where the notebook's answers come from in `mode`, in a few lines a notebook can print.
+
+    Replay describes the recording's provenance; record names the model called and the file
+    about to be written (and what it replaces, if anything); live names the model. Never raises
+    for a missing file in record mode: the run is what creates it.
+
+    Args:
+        mode: The run's mode.
+        settings: The run settings (the model id).
+        recording: The recording. Default None: `recording_path("plain")`.
+
+    Raises:
+        RecordingNotFoundError, RecordingFormatError: In replay, if the recording is missing or invalid.
+    """
+    from ..errors import ReplayError
+    from ..replay.cassette import load_recording
+
+    path = Path(recording) if recording is not None else recording_path("plain")
+    if mode is Mode.LIVE:
+        return f"live: every answer below comes from {settings.model_id} on Bedrock now; nothing is written"
+    if mode is Mode.REPLAY:
+        provenance = load_recording(path).provenance
+        return (
+            f"recordings: source={provenance.source}, model_id={provenance.model_id}, "
+            f"recorded_at={provenance.recorded_at}, re-record: {provenance.rerecord_command}\n{provenance.note[:600]}"
+        )
+    try:
+        previous = load_recording(path).provenance
+        replacing = f"replacing a {previous.source} recording of {previous.recorded_at or 'no date'}"
+    except ReplayError:
+        replacing = "no readable recording there yet"
+    return (
+        f"record: every answer below comes from {settings.model_id} on Bedrock now and is written to {path} "
+        f"({replacing})"
     )
-    write_recording(written.model_copy(update={"provenance": provenance}), recording)
 
 
 #: The notebook `record_notebook` re-records, in a source checkout.
@@ -329,9 +376,9 @@ def record_notebook(
 
     from .._io import write_text_atomic
     from .._notebooks import execute_notebook
-    from ..replay.bedrock import bedrock_model
+    from ..replay.providers.bedrock import bedrock_live_model
 
-    bedrock_model(settings.model_id, profile=profile, region=region)  # fail fast on credentials
+    bedrock_live_model(settings.model_id, profile=profile, region=region)  # fail fast on credentials, before any call
     target = Path(out_dir) if out_dir is not None else recordings_dir()
     env = {
         MODE_ENV: Mode.RECORD.value,

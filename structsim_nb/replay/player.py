@@ -32,6 +32,7 @@ from strands.models import Model
 
 from ..errors import ReplayExhaustedError, ReplayMismatchError, UnplayedCallsError, UnplayedCallsWarning
 from .cassette import Recording, load_recording, request_from_stream_args
+from .scrub import default_scrub_rules, scrub_value
 
 logger = logging.getLogger(__name__)
 
@@ -165,6 +166,9 @@ class ReplayModel(Model):
         self._supports_structured_output = provenance.supports_structured_output
         self.config: dict[str, Any] = {"model_id": f"replay:{provenance.model_id}", "recording": self.path}
         self.requests: list[dict[str, Any]] = []
+        # Requests are compared in scrubbed space (vcrpy's "filter before matching"): a prompt holding a
+        # secret matches the recording that holds its placeholder, and no secret reaches a mismatch message.
+        self._rules = default_scrub_rules()
         self._played = 0
         self._lock = threading.Lock()
 
@@ -304,17 +308,23 @@ class ReplayModel(Model):
     ) -> AsyncGenerator[Any, None]:
         """Check the request against the next recorded call and yield its events verbatim (deep copies).
 
+        Both requests are scrubbed with the built-in rules before they are compared, as the
+        recorder scrubbed the recorded one.
+
         Raises:
             ReplayExhaustedError: If every recorded call was already played.
             ReplayMismatchError: If the request differs from the recorded one.
         """
-        actual = request_from_stream_args(
-            messages,
-            tool_specs,
-            system_prompt,
-            system_prompt_content=system_prompt_content,
-            tool_choice=tool_choice,
-            structured_output_model=structured_output_model,
+        actual = scrub_value(
+            request_from_stream_args(
+                messages,
+                tool_specs,
+                system_prompt,
+                system_prompt_content=system_prompt_content,
+                tool_choice=tool_choice,
+                structured_output_model=structured_output_model,
+            ),
+            self._rules,
         )
         with self._lock:
             call = self._played + 1
@@ -328,7 +338,7 @@ class ReplayModel(Model):
                     path=self.path,
                 )
             interaction = self.recording.interactions[self._played]
-            recorded = interaction.request.model_dump(mode="json")
+            recorded = scrub_value(interaction.request.model_dump(mode="json"), self._rules)
             if any(recorded[name] != actual[name] for name in MATCH_FIELDS):
                 raise self._mismatch(call, recorded, actual)
             self._played += 1

@@ -158,37 +158,35 @@ def score_static_json(
     return ScoreResult("static_json", score.passed, score.score, rationale(score), score.to_dict())
 
 
-@functools.lru_cache(maxsize=16)
 def load_schema(spec: str) -> type[BaseModel]:
     """A Pydantic model from a dotted path (`myapp.models.Invoice`) or a JSON Schema file.
 
     A path to an existing file (or one ending in `.json`) is read as JSON Schema and turned
-    into a model with `json_schema_to_pydantic.create_model`; anything else is imported.
+    into a model with `json_schema_to_pydantic.create_model`; anything else is imported, as
+    `StructuredOutputSimilarity` imports a dotted path (its public `model_cls`).
 
     Raises:
         SchemaLoadError: If the file is missing, not JSON, or not a schema, or the path does
             not import to a Pydantic model.
     """
-    path = Path(spec)
-    if path.is_file() or spec.endswith(".json"):
-        from json_schema_to_pydantic import create_model  # optional: only --schema FILE needs it
+    return _similarity_evaluator(spec).model_cls  # type: ignore[no-any-return]
 
-        try:
-            schema = json.loads(path.read_text(encoding="utf-8"))
-            return create_model(schema)
-        except Exception as exc:  # OSError, JSON errors, and the library's own SchemaError family
-            raise SchemaLoadError(
-                f"--schema file must be a readable JSON Schema of an object; {spec!r} failed: {exc}. "
-                "Check the path and that the file is a JSON Schema"
-            ) from exc
-    from strands_evals.evaluators.deterministic.structured_output import _resolve_model_cls
+
+@functools.lru_cache(maxsize=16)
+def _schema_file(spec: str) -> type[BaseModel] | None:
+    """The model of a JSON Schema file, or None when `spec` does not name one."""
+    path = Path(spec)
+    if not (path.is_file() or spec.endswith(".json")):
+        return None
+    from json_schema_to_pydantic import create_model  # optional: only --schema FILE needs it
 
     try:
-        return _resolve_model_cls(spec)
-    except (TypeError, ImportError) as exc:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        return create_model(schema)  # type: ignore[no-any-return]
+    except Exception as exc:  # OSError, JSON errors, and the library's own SchemaError family
         raise SchemaLoadError(
-            f"--schema must be a Pydantic model dotted path (myapp.models.Invoice) or a JSON Schema file; "
-            f"{spec!r} failed: {exc}"
+            f"--schema file must be a readable JSON Schema of an object; {spec!r} failed: {exc}. "
+            "Check the path and that the file is a JSON Schema"
         ) from exc
 
 
@@ -196,7 +194,13 @@ def load_schema(spec: str) -> type[BaseModel]:
 def _similarity_evaluator(spec: str) -> Any:
     from ..evaluate import StructuredOutputSimilarity
 
-    return StructuredOutputSimilarity(load_schema(spec), name="similarity")
+    try:
+        return StructuredOutputSimilarity(_schema_file(spec) or spec, name="similarity")
+    except (TypeError, ImportError) as exc:
+        raise SchemaLoadError(
+            f"--schema must be a Pydantic model dotted path (myapp.models.Invoice) or a JSON Schema file; "
+            f"{spec!r} failed: {exc}"
+        ) from exc
 
 
 def _check_similarity(options: Mapping[str, Any]) -> None:

@@ -76,6 +76,13 @@ class TestChooseMode:
         with pytest.raises(ValueError, match="live mode needs AWS credentials"):
             choose_mode(requested="live")
 
+    def test_a_bedrock_api_key_counts_as_credentials(
+        self, no_credentials: None, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "ABSKQmVkcm9ja0FQSUtleS1mYWtl")
+        choice = choose_mode(requested="record")
+        assert choice.mode is Mode.RECORD and "AWS_BEARER_TOKEN_BEDROCK" in choice.reason
+
     def test_unknown_mode_lists_the_valid_ones(self, no_credentials: None) -> None:
         with pytest.raises(ValueError, match="'auto', 'live', 'replay'"):
             choose_mode(requested="rewind")
@@ -138,6 +145,13 @@ def _tool_events(answer: dict, tool_id: str, name: str = "FCCInvoice") -> list[d
     ]
 
 
+def aws_secrets_absent(path: Path) -> bool:
+    from fake_services import aws
+
+    text = path.read_text()
+    return not [secret for secret in (aws.ACCESS_KEY, aws.SECRET_KEY, aws.SESSION_TOKEN, aws.API_KEY) if secret in text]
+
+
 def _run(docs: list[FCCDocument], model: object) -> object:
     """The notebook's extraction task, on `docs`, through a real Experiment."""
     from strands import Agent
@@ -158,43 +172,28 @@ def _run(docs: list[FCCDocument], model: object) -> object:
 
 
 class TestOpenFccModel:
-    """Record against a stubbed Bedrock client (botocore Stubber, real event-stream frames), then replay."""
+    """Record against the loopback bedrock-runtime (real BedrockModel, boto3, SigV4, event-stream frames), replay."""
 
     @pytest.fixture
-    def stubbed(self, monkeypatch: pytest.MonkeyPatch):
+    def stubbed(self, fake_bedrock, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+        from fake_services import aws
 
-        from bedrock_stub import BedrockStreamStubber
-        from strands.models.bedrock import BedrockModel
-
-        session = boto3.Session(
-            aws_access_key_id="AKIAFAKEFAKEFAKEFAKE", aws_secret_access_key="x" * 40, region_name="us-east-1"
-        )
-        model = BedrockModel(model_id=fcc_run.DEFAULT_MODEL_ID, boto_session=session)
-        stubber = BedrockStreamStubber(model.client)
-        stubber.activate()
-        built = []
-
-        def fake_bedrock_model(model_id: str, **kwargs: object) -> tuple[object, list[str]]:
-            built.append(model_id)
-            return model, []
-
-        monkeypatch.setattr("structsim_nb.replay.bedrock.bedrock_model", fake_bedrock_model)
-        yield stubber, built
-        stubber.deactivate()
+        aws.use_auth("env_keys", monkeypatch, tmp_path)
+        return fake_bedrock
 
     def test_record_then_replay_gives_the_same_report(self, stubbed, tmp_path: Path, cache: Path) -> None:
-        stubber, built = stubbed
         settings = fcc_run.RunSettings(n_docs=2)
         docs = settings.load(cache_dir=cache)
         answers = [doc.label.model_dump(mode="json") for doc in docs]
         answers[1]["GrossTotal"] = 1.0  # one wrong field, so the replayed scores are not all 1.0
         for n, answer in enumerate(answers):
-            stubber.add_stream_response(_tool_events(answer, f"tooluse_{n}"))
+            stubbed.stream(_tool_events(answer, f"tooluse_{n}"))
         path = tmp_path / "fcc.json"
+        assert not path.exists()  # record mode must not need the file it is about to write
         with fcc_run.open_fcc_model(Mode.RECORD, path, settings=settings) as model:
             recorded = _run(docs, model)
-        assert built == [fcc_run.DEFAULT_MODEL_ID]
-        stubber.assert_no_pending_responses()
+        assert {r.notes["model_id"] for r in stubbed.model_requests()} == {fcc_run.DEFAULT_MODEL_ID}
+        assert stubbed.pending == 0
 
         from structsim_nb.replay.cassette import load_recording
 
@@ -202,6 +201,7 @@ class TestOpenFccModel:
         assert recording.provenance.source == "recorded" and recording.provenance.recorded_at
         assert recording.provenance.rerecord_command == fcc_run.RERECORD_COMMAND
         assert "record-fcc" in recording.provenance.note and len(recording.interactions) == 2
+        assert aws_secrets_absent(path)
 
         with fcc_run.open_fcc_model(Mode.REPLAY, path, settings=settings) as model:
             replayed = _run(docs, model)
@@ -209,9 +209,8 @@ class TestOpenFccModel:
         assert replayed.cases_frame()["score"].iloc[1] < 1.0
 
     def test_live_writes_nothing(self, stubbed, tmp_path: Path, cache: Path) -> None:
-        stubber, built = stubbed
         docs = fcc_run.RunSettings(n_docs=1).load(cache_dir=cache)
-        stubber.add_stream_response(_tool_events(docs[0].label.model_dump(mode="json"), "tooluse_0"))
+        stubbed.stream(_tool_events(docs[0].label.model_dump(mode="json"), "tooluse_0"))
         path = tmp_path / "never.json"
         with fcc_run.open_fcc_model(Mode.LIVE, path, settings=fcc_run.RunSettings(n_docs=1)) as model:
             report = _run(docs, model)
@@ -226,12 +225,9 @@ class TestOpenFccModel:
 
         from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity
 
-        stubber, _ = stubbed
         docs = fcc_run.RunSettings(n_docs=2).load(cache_dir=cache)
-        stubber.add_client_error(
-            "converse_stream", service_error_code="ExpiredTokenException", service_message="The token has expired"
-        )
-        stubber.add_stream_response(_tool_events(docs[1].label.model_dump(mode="json"), "tooluse_1"))
+        stubbed.error("ExpiredTokenException", "The security token included in the request is expired")
+        stubbed.stream(_tool_events(docs[1].label.model_dump(mode="json"), "tooluse_1"))
         failures = {}
         with fcc_run.open_fcc_model(
             Mode.LIVE, tmp_path / "never.json", settings=fcc_run.RunSettings(n_docs=2)
@@ -291,3 +287,59 @@ class TestRecordNotebook:
         out = tmp_path / "recordings"
         assert main(["record-fcc", "--out", str(out), "--n-docs", "2"]) == EXIT_NO_CREDENTIALS
         assert not out.exists()
+
+
+class TestDescribeAnswers:
+    def test_record_mode_needs_no_recording_yet(self, tmp_path: Path) -> None:
+        text = fcc_run.describe_answers(Mode.RECORD, fcc_run.RunSettings(), recording=tmp_path / "new.json")
+        assert "written to" in text and "no readable recording there yet" in text
+
+    def test_replay_describes_the_provenance(self) -> None:
+        text = fcc_run.describe_answers(
+            Mode.REPLAY, fcc_run.RunSettings(), recording=fcc_run.RECORDINGS_DIR / fcc_run.RECORDING_NAMES["plain"]
+        )
+        assert text.startswith("recordings: source=") and "re-record: structsim-nb record-fcc" in text
+
+    def test_live_writes_nothing(self) -> None:
+        assert "nothing is written" in fcc_run.describe_answers(Mode.LIVE, fcc_run.RunSettings(model_id="m"))
+
+
+class TestRecordFccEndToEnd:
+    """`structsim-nb record-fcc` as a user runs it: the notebook executes in a fresh kernel in record mode against
+    the loopback bedrock-runtime (the kernel inherits the endpoint and credentials from the environment), writes
+    both recordings to --out, then executes again in replay mode against them. Outputs go to tmp_path only."""
+
+    @pytest.mark.notebook
+    @pytest.mark.parametrize("method", ["api_key", "profile"])
+    def test_records_both_runs_and_the_notebook_replays_them(
+        self, method: str, fake_bedrock, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cache: Path
+    ) -> None:
+        from fake_services import aws
+
+        from structsim_nb.cli import EXIT_OK, main
+        from structsim_nb.replay.cassette import load_recording
+
+        auth = aws.use_auth(method, monkeypatch, tmp_path)
+        fake_bedrock.region = auth.region
+        docs = fcc_run.RunSettings(n_docs=2).load(cache_dir=cache)
+        for name in ("FCCInvoice", "FCCInvoiceTuned"):
+            for n, doc in enumerate(docs):
+                fake_bedrock.stream(_tool_events(doc.label.model_dump(mode="json"), f"tooluse_{name}_{n}", name))
+        out = tmp_path / "recordings"
+        argv = ["record-fcc", "--out", str(out), "--n-docs", "2", "--no-save"]
+        argv += ["--profile", auth.profile] if auth.profile else []
+        assert main(argv) == EXIT_OK
+        assert fake_bedrock.pending == 0 and len(fake_bedrock.model_requests()) == 4
+        assert {r.notes["auth"] for r in fake_bedrock.model_requests()} == {
+            "bearer" if method == "api_key" else "sigv4"
+        }
+        assert sorted(p.name for p in out.iterdir()) == sorted(fcc_run.RECORDING_NAMES.values())
+        for kind, model in (("plain", "FCCInvoice"), ("tuned", "FCCInvoiceTuned")):
+            path = out / fcc_run.RECORDING_NAMES[kind]
+            recording = load_recording(path)
+            assert recording.provenance.source == "recorded" and recording.provenance.region == auth.region
+            assert recording.provenance.rerecord_command == fcc_run.RERECORD_COMMAND
+            assert [i.request.tool_specs[0]["name"] for i in recording.interactions] == [model, model]
+            assert not [secret for secret in auth.secrets if secret in path.read_text()]
+        settings = fcc_run.run_settings(Mode.REPLAY, settings_path=out / fcc_run.RECORDING_NAMES["settings"])
+        assert settings.n_docs == 2
