@@ -33,6 +33,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "marker + spaces": lambda n: "answer:" + " " * n + "x",
     "prose then final JSON": lambda n: "The pump ran. " * (n // 14) + '{"energy": 14, "material": 48}',
     "mixed {[( then )]}": lambda n: "{[(" * (n // 6) + ")]}" * (n // 6),
+    # A long answer cut off by a token limit: read as `repaired` (one more scan, then json-repair).
+    "cut-off JSON answer": lambda n: ('{"items": [' + '{"a": "xxxxxxxx", "b": 1.5, "c": null}, ' * n)[:n],
 }
 
 

@@ -7,7 +7,10 @@ ConverseStream events, and the recorder (`structsim_nb.replay.recorder.Recording
 `Model.stream()` received. The provenance says `hand_authored`.
 
 Each answer starts from the document's label and applies the errors listed in `MISTAKES`, so
-the notebook's scores spread across the range for reasons a reader can check.
+the notebook's scores spread across the range for reasons a reader can check. The documents are
+the bundled sample (`structsim_nb/fcc/data/fcc_sample.parquet`: invented invoices in the hub's
+row format), including its odd label values: a date that is no real day, a start date labelled
+with a printed range, `LineItems: null`.
 
 Run from the repository root: `python recordings/fcc_hand_authored.py`. A real capture replaces
 these files: `structsim-nb record-fcc` (needs Bedrock access).
@@ -28,6 +31,7 @@ from strands.models import Model
 
 from structsim_nb import fcc
 from structsim_nb._io import write_text_atomic
+from structsim_nb.fcc.data.build_sample import IDS
 from structsim_nb.fcc.models import FCCInvoice, FCCInvoiceTuned, parse_date
 from structsim_nb.replay.cassette import Interaction, Provenance, RecordedRequest, Recording, write_recording
 from structsim_nb.replay.recorder import RecordingModel
@@ -58,29 +62,34 @@ def _year_2017(item: dict[str, Any]) -> None:
 
 #: Document id -> (what the imagined extractor got wrong, the edits that make it so).
 MISTAKES: dict[str, tuple[str, list[Callable[[Answer], None]]]] = {
-    "fcc-sample-001": ("nothing: a perfect extraction", []),
-    "fcc-sample-002": (
-        "missed the last line (Sunday Football Pre); Today Show rate 475.00 read as 457.00",
+    IDS[0]: ("nothing: a perfect extraction", []),
+    IDS[1]: (
+        "missed the last line (Sunday Football Pre, dated OCT 30 16); Today Show rate 475.00 read as 457.00",
         [lambda a: a["LineItems"].pop(), _line(1, LineItemRate=457.0)],
     ),
-    "fcc-sample-003": (
-        "invented a line item from 'schedule detail billed on attached order'",
+    IDS[2]: (
+        "invented a line item from 'schedule detail billed on attached order' (the label's LineItems is null)",
         [lambda a: a["LineItems"].append({"LineItemDescription": "Schedule detail per attached order"})],
     ),
-    "fcc-sample-004": ("nothing (its label does not validate, so it scores 0.0 whatever the answer)", []),
-    "fcc-sample-005": (
-        "a direct buy read as placed by the station: Agency 'KTWR-AM 1340', AgencyCommission 0.00",
-        [_set(Agency="KTWR-AM 1340", AgencyCommission=0.0)],
+    IDS[3]: (
+        "nothing wrong, but the label's impossible end date 09/31/16 is written as the real day 2016-09-30: the "
+        "label is read leniently, its printed date compared as text, which no date parser reads",
+        [],
     ),
-    "fcc-sample-006": (
+    IDS[4]: (
+        "a direct buy read as placed by the station: Agency 'KTWR-AM 1340 (radio)', AgencyCommission 0.00",
+        [_set(Agency="KTWR-AM 1340 (radio)", AgencyCommission=0.0)],
+    ),
+    IDS[5]: (
         "nothing wrong, but the two same-named lines come back in reverse order",
         [lambda a: a["LineItems"].reverse()],
     ),
-    "fcc-sample-007": (
-        "Agency and Advertiser swapped; 'M-F' written 'Mon-Fri' on three lines",
+    IDS[6]: (
+        "Agency and Advertiser swapped; 'M-F' written 'Mon-Fri' on three lines; the last line's printed range "
+        "'11/05/16 - 11/06/16' (its label's start date) written as its first day",
         [_swap_parties, *(_line(i, LineItemDays="Mon-Fri") for i in range(3))],
     ),
-    "fcc-sample-008": (
+    IDS[7]: (
         "net amount taken from the gross total, commission left out, every air date a year late, "
         "Late News rate 640.00 read as 460.00, terms 'Net 30' paraphrased as '30 days'",
         [
@@ -92,19 +101,20 @@ MISTAKES: dict[str, tuple[str, list[Callable[[Answer], None]]]] = {
 }
 
 #: Documents whose tuned-run answer copies dates as printed ("10/03/16") instead of ISO.
-PRINTED_DATES_IN_TUNED_RUN = {"fcc-sample-001", "fcc-sample-002", "fcc-sample-006"}
+PRINTED_DATES_IN_TUNED_RUN = {IDS[0], IDS[1], IDS[5]}
+
+#: How the imagined extractor writes a printed date no parser reads as one day: the day it means.
+ODD_DATES = {"09/31/16": "2016-09-30", "11/05/16 - 11/06/16": "2016-11-05"}
 
 
 def _plain_answer(doc: fcc.FCCDocument) -> Answer:
     """The label as an extractor following the system prompt would write it (ISO dates, numbers)."""
     raw = copy.deepcopy(doc.raw_label)
-    for item in raw.get("LineItems", []):
+    raw["LineItems"] = raw.get("LineItems") or []
+    for item in raw["LineItems"]:
         for key in ("LineItemStartDate", "LineItemEndDate"):
-            try:
-                item[key] = parse_date(item[key]).isoformat()
-            except ValueError:
-                # 004's impossible date: an extractor would still print something; keep the day it shows.
-                item[key] = "2016-10-02" if key == "LineItemEndDate" else item[key]
+            printed = item[key]
+            item[key] = ODD_DATES[printed] if printed in ODD_DATES else parse_date(printed).isoformat()
     answer = FCCInvoice.model_validate(raw).model_dump(mode="json")
     for edit in MISTAKES[doc.id][1]:
         edit(answer)

@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["write_text_atomic"]
+__all__ = ["write_bytes_atomic", "write_text_atomic"]
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8") -> Path:
@@ -25,15 +25,28 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, encoding: str 
     Returns:
         The destination as a `Path`.
     """
+    return write_bytes_atomic(path, text.encode(encoding))
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write `data` to `path` atomically, as `write_text_atomic` writes text (same guarantees).
+
+    Args:
+        path: Destination file.
+        data: Content to write.
+
+    Returns:
+        The destination as a `Path`.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
+        with os.fdopen(fd, "wb") as handle:
             # mkstemp creates the file 0600; give it the mode a plain open() would (or the mode of
             # the file it replaces), so a saved report stays readable to whoever could read it before.
             os.chmod(tmp, _mode_for(target))
-            handle.write(text)
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)

@@ -21,6 +21,12 @@ The forms, tried in this order (the first that finds something wins):
    one unlabelled number ("failed in Step 1") is not a count.
 6. `none`: nothing found; `message` says why.
 
+An answer cut off inside a JSON object or array (a model out of output tokens) is recognised by
+`structsim_nb.repair` and read as form `repaired`: the value is what json-repair makes of the
+cut text once a partial key or a dangling sign is dropped, `repairs` says what was repaired, and
+it wins over any fragment found inside the cut structure (or before it). A repaired answer is
+never reported as a clean `json` one.
+
 Safety: no regular expression here can backtrack catastrophically (none nests quantifiers),
 the bracket scan is one pass over the special characters, `ast.literal_eval` only sees
 snippets under `max_literal_chars` whose bracket depth is under `max_depth`, the number of
@@ -31,18 +37,21 @@ over `max_chars` is refused (after one attempt at reading it whole as JSON, whic
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import logging
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from .repair import repair_truncated
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["FORMS", "ParsedAnswer", "parse_answer", "strip_think"]
 
 #: Every value `ParsedAnswer.form` can take.
-FORMS: tuple[str, ...] = ("json", "python_literal", "fenced", "prefixed", "embedded", "count", "none")
+FORMS: tuple[str, ...] = ("json", "python_literal", "fenced", "prefixed", "embedded", "count", "repaired", "none")
 
 MAX_CHARS = 1_000_000
 MAX_LITERAL_CHARS = 200_000
@@ -79,7 +88,10 @@ class ParsedAnswer:
             nothing was found.
         snippet: The parsed text, cut to 500 characters (with a trailing `...`) for display.
         message: Why nothing was found when `form` is `none`; otherwise a short note on where
-            the value came from.
+            the value came from (for `repaired`, what was repaired).
+        repairs: For form `repaired`, what was repaired, in words (`cut inside the string
+            value of 'Agency' (the partial text is kept)`, `closed 2 arrays and 1 object`);
+            empty otherwise.
     """
 
     form: str
@@ -88,6 +100,7 @@ class ParsedAnswer:
     span: tuple[int, int] | None = None
     snippet: str = ""
     message: str = ""
+    repairs: tuple[str, ...] = ()
 
     @property
     def found(self) -> bool:
@@ -149,6 +162,8 @@ def parse_answer(
         or _fenced_or_embedded(text, 0, len(text), limits)
         or _count(text, 0, len(text))
     )
+    repaired = _repaired(text, result, max_depth)
+    result = repaired or result
     if result is not None:
         logger.debug("form=<%s>, syntax=<%s> | parsed answer", result.form, result.syntax)
         return result
@@ -180,6 +195,17 @@ class _Limits:
         self.attempts += 1
         self.chars += size
         return True
+
+
+def _repaired(text: str, found: ParsedAnswer | None, max_depth: int) -> ParsedAnswer | None:
+    """The truncated JSON answer repaired, unless what was found is complete and not inside it."""
+    if found is not None and found.form in ("json", "python_literal"):
+        return None  # the whole text parsed: nothing was cut
+    fixed = repair_truncated(text, max_depth=max_depth)
+    if fixed is None or (found is not None and found.span is not None and found.span[0] < fixed.start < found.span[1]):
+        return None
+    parsed = _result("repaired", text, fixed.start, len(text.rstrip()), fixed.value, "json", fixed.message)
+    return dataclasses.replace(parsed, repairs=fixed.repairs)
 
 
 def _result(form: str, text: str, start: int, end: int, value: Any, syntax: str, message: str) -> ParsedAnswer:

@@ -7,6 +7,7 @@ project's base class or the builtin they would expect (`FileNotFoundError`, `Val
 from __future__ import annotations
 
 __all__ = [
+    "DatasetFormatError",
     "DatasetUnavailableError",
     "ReportFileError",
     "StructsimError",
@@ -170,6 +171,13 @@ class InvalidRecordingError(RecordError, ValueError):
 
 class DatasetUnavailableError(StructsimError, ConnectionError):
     """A dataset could not be loaded from the hub; the message says how to run on local data instead."""
+
+
+class DatasetFormatError(StructsimError, ValueError):
+    """A dataset file is in no format `datasets` reads, or `datasets` could not read it.
+
+    The message names the file and the formats accepted.
+    """
 
 
 # --- JSON match evaluators ---------------------------------------------------------------

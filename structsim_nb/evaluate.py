@@ -8,7 +8,18 @@ not-applicable when there is no ground truth, and `explain()`.
 What this module adds is the part a reader needs to fix an extractor: every row also carries
 `metadata["non_matches"]`, one record per field path that was not a true positive or a true
 negative, with what the right value was. This is the only module that talks to stickler's
-comparison internals (see `_DocumentingSpec`).
+comparison internals (see `_DocumentingSpec`; `structsim_nb.lenient` builds the engine's
+instances for a side read leniently).
+
+Two readings the upstream evaluator does not do, both visible on the row:
+
+- A text side is read by `parse_answer` (fenced, embedded, after `Final Answer:`, a truncated
+  answer repaired); `metadata["read_as"]` says how, and a repaired side is named in the reason
+  with what was repaired (`metadata["repairs"]`).
+- A side that does not validate as the model is read leniently (`structsim_nb.lenient`): one odd
+  value costs that field, not the document. Each such value is a note in `metadata["reading"]`,
+  in the reason, and on the non-match records at its path. `strict=True` restores the upstream
+  reading (the whole side fails and the row scores 0.0 as unreadable).
 """
 
 from __future__ import annotations
@@ -18,10 +29,13 @@ import enum
 import json
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+from strands.agent.agent_result import AgentResult
 
+from . import lenient
 from .answers import parse_answer
 from .errors import StructsimError
 
@@ -132,9 +146,76 @@ def non_match_records(raw_records: list[Mapping[str, Any]]) -> list[dict[str, An
     return records
 
 
-# How each text side of the case being scored was read: {"actual_output": "fenced", ...}.
+@dataclass
+class _Reading:
+    """How each side of the case being scored was read."""
+
+    read_as: dict[str, str] = field(default_factory=dict)  # {"actual_output": "fenced"}
+    repairs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # sides read as `repaired`
+    lenient: dict[str, lenient.LenientRead] = field(default_factory=dict)  # sides read leniently
+
+
 # A context variable, so concurrent `evaluate` calls (threads, `evaluate_async`) never mix.
-_READ_AS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("read_as", default=None)
+_READING: contextvars.ContextVar[_Reading | None] = contextvars.ContextVar("reading", default=None)
+
+
+class _LenientSpec(EvalSpec):  # type: ignore[misc]
+    """The evaluator's spec: a pair with a side read leniently goes to `lenient.compare`.
+
+    Every other pair is the wrapped spec's `evaluate`, unchanged, so its rows are exactly what
+    they were without lenient reading.
+    """
+
+    def __init__(self, inner: EvalSpec, *, documenting: bool) -> None:
+        super().__init__(
+            inner.source_cls, inner.eval_model, weight_hints=inner._weight_hints, match_threshold=inner._match_threshold
+        )
+        self.inner = inner
+        self._documenting = documenting
+
+    def evaluate(self, ground_truth: Any, prediction: Any) -> EvalResult:
+        reading = _READING.get()
+        sides = {"expected_output": ground_truth, "actual_output": prediction}
+        reads = {
+            side: read
+            for side, read in (reading.lenient.items() if reading is not None else ())
+            if read.instance is sides[side]
+        }
+        if not reads:
+            return self.inner.evaluate(ground_truth, prediction)
+        return lenient.compare(self.inner, ground_truth, prediction, reads, document_non_matches=self._documenting)
+
+    def explain(self) -> dict[str, dict[str, Any]]:
+        return dict(self.inner.explain())
+
+
+def _mapping(value: Any) -> Any:
+    """A side in the form the upstream reader validated: a dict (or what it was, if not one)."""
+    if isinstance(value, AgentResult):
+        value = value.structured_output
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, str):
+        return json.loads(value)
+    return value
+
+
+def _annotate(metadata: dict[str, Any], notes: list[lenient.ReadingNote]) -> None:
+    """Put the lenient-reading notes on the row and on the non-match records at their paths."""
+    metadata["reading"] = [note.to_dict() for note in notes]
+    for record in metadata.get("non_matches") or []:
+        path = record["path"]
+        at = [note for note in notes if note.path == path or note.path.startswith((f"{path}.", f"{path}["))]
+        if at:
+            record["reading"] = "; ".join(note.short() for note in at)
+
+
+def _reading_reason(notes: list[lenient.ReadingNote], model: str, limit: int = 3) -> str:
+    """`read leniently: 2 values did not validate as Invoice (...; ...)`."""
+    shown = "; ".join(note.short() for note in notes[:limit])
+    more = f"; (+{len(notes) - limit} more)" if len(notes) > limit else ""
+    values = f"{len(notes)} value{'s' if len(notes) != 1 else ''}"
+    return f"read leniently: {values} did not validate as {model} ({shown}{more})"
 
 
 class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
@@ -153,7 +234,12 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         weight_hints: Infer per-field weights from field names. Default False (uniform).
         name: Evaluator name; what `report.metrics(evaluator=...)` filters on. Default None.
         non_matches: Document the non-matches on each row. Default True. Off, rows are exactly
-            the upstream evaluator's and cost the same.
+            the upstream evaluator's and cost the same (when no side needed lenient reading).
+        strict: Read each side as the upstream evaluator does: a side that does not validate
+            as `model_cls` scores the row 0.0 as unreadable. Default False: such a side is read
+            leniently, field by field (see `structsim_nb.lenient`), and every value that did not
+            validate is noted on the row (`metadata["reading"]`, the reason, the non-match
+            records); a side that validates is read exactly as upstream.
 
     Raises:
         ImportError: If stickler is not installed (the message names the install command).
@@ -184,6 +270,7 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         weight_hints: bool = False,
         name: str | None = None,
         non_matches: bool = True,
+        strict: bool = False,
     ) -> None:
         if not isinstance(match_threshold, (int, float)) or not 0.0 <= float(match_threshold) <= 1.0:
             raise ValueError(f"match_threshold must be a number between 0 and 1; got {match_threshold!r}")
@@ -194,16 +281,25 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
             self._spec = _DocumentingSpec(
                 spec.source_cls, spec.eval_model, weight_hints=weight_hints, match_threshold=spec._match_threshold
             )
+        self._strict = bool(strict)
+        if not self._strict:
+            self._spec = _LenientSpec(self._spec, documenting=self._non_matches)
 
     @property
     def non_matches(self) -> bool:
         """Whether rows carry `metadata["non_matches"]`."""
         return self._non_matches
 
+    @property
+    def strict(self) -> bool:
+        """Whether sides are read strictly (a side that does not validate makes the row unreadable)."""
+        return self._strict
+
     def to_dict(self) -> dict[str, Any]:
-        """The upstream dictionary (with `model_cls` as a dotted path), plus `non_matches`."""
+        """The upstream dictionary (with `model_cls` as a dotted path), plus `non_matches` and `strict`."""
         data: dict[str, Any] = super().to_dict()
         data["non_matches"] = self._non_matches
+        data["strict"] = self._strict
         return data
 
     def evaluate(self, evaluation_case: EvaluationData[Any, Any]) -> list[EvaluationOutput]:
@@ -212,17 +308,29 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         Returns:
             One row. Not-applicable (score 0.0, `test_pass` True, label `NOT_APPLICABLE`) when
             there is no ground truth; score 0.0 with `metadata={"error": "unreadable"}` and the
-            reason when a side does not validate. Neither carries `non_matches`.
+            reason when a side cannot be read at all (not JSON, another schema, or, with
+            `strict=True`, a side that does not validate). Neither carries `non_matches`. A side
+            read from text carries `metadata["read_as"]`; a truncated answer that was repaired
+            is named in the reason with what was repaired (`metadata["repairs"]`); a side read
+            leniently carries `metadata["reading"]` and the reason says which values.
         """
-        token = _READ_AS.set({})
+        token = _READING.set(_Reading())
         try:
             rows: list[EvaluationOutput] = super().evaluate(evaluation_case)
-            read_as = dict(_READ_AS.get() or {})
+            reading = _READING.get() or _Reading()
         finally:
-            _READ_AS.reset(token)
+            _READING.reset(token)
+        notes = [note for read in reading.lenient.values() for note in read.notes]
         for row in rows:
-            if read_as and row.metadata is not None:
-                row.metadata = {**row.metadata, "read_as": read_as}
+            if reading.read_as and row.metadata is not None:
+                row.metadata = {**row.metadata, "read_as": dict(reading.read_as)}
+            if reading.repairs and row.metadata is not None:
+                row.metadata = {**row.metadata, "repairs": {side: list(how) for side, how in reading.repairs.items()}}
+                cut = "; ".join(
+                    f"{side} was cut off (truncated JSON) and repaired: {'; '.join(how)}"
+                    for side, how in reading.repairs.items()
+                )
+                row.reason = f"{row.reason}; {cut}" if row.reason else cut
             if not row.metadata or "comparison" not in row.metadata:
                 continue
             metadata = dict(row.metadata)
@@ -236,30 +344,46 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
                         "the engine's result shape changed. Pin stickler-eval<2 or report this."
                     )
                 metadata["non_matches"] = non_match_records(raw_records)
+            if notes:
+                _annotate(metadata, notes)
+                row.reason = f"{row.reason}; {_reading_reason(notes, self.model_cls.__name__)}"
             row.metadata = _plain(metadata)
         return rows
 
     def _read(self, value: Any, which: str) -> BaseModel:
-        """The upstream reader, except that a text side which is not plain JSON goes through `parse_answer`.
+        """The upstream reader, with two additions: text through `parse_answer`, and lenient reading.
 
-        The structure the parser finds (fenced, after `Final Answer:`, embedded in prose, a Python
-        literal) is read as `model_cls`, and the row's `metadata["read_as"]` records the form per
-        side (`{"actual_output": "fenced"}`). Text with no object in it raises `ValueError`, which
-        the upstream evaluator turns into a score-0 row saying so (`read_as` is then `none`).
+        A text side which is not plain JSON goes through `parse_answer`: the structure it finds
+        (fenced, after `Final Answer:`, embedded in prose, a Python literal, a truncated answer
+        repaired) is read as `model_cls`, and the row's `metadata["read_as"]` records the form
+        per side (`{"actual_output": "fenced"}`). Text with no object in it raises `ValueError`,
+        which the upstream evaluator turns into a score-0 row saying so (`read_as` is `none`).
+
+        A side that does not validate is read by `lenient.read_leniently` unless `strict`.
         """
+        reading = _READING.get()
         if isinstance(value, str):
             try:
                 json.loads(value)
             except ValueError:
                 parsed = parse_answer(value)
-                read_as = _READ_AS.get()
-                if read_as is not None:
-                    read_as[which] = parsed.form if isinstance(parsed.value, dict) else "none"
+                if reading is not None:
+                    reading.read_as[which] = parsed.form if isinstance(parsed.value, dict) else "none"
+                    if parsed.repairs:
+                        reading.repairs[which] = parsed.repairs
                 if not isinstance(parsed.value, dict):
                     found = f"found a {parsed.form} answer, not an object" if parsed.found else parsed.message
                     raise ValueError(f"{which} is text with no JSON object to read: {found}") from None
                 value = parsed.value
-        return super()._read(value, which)
+        try:
+            return super()._read(value, which)  # type: ignore[no-any-return]
+        except ValueError as exc:
+            if self._strict or not isinstance(exc.__cause__, ValidationError):
+                raise
+            read = lenient.read_leniently(self._model_cls, _mapping(value), which)
+            if reading is not None:
+                reading.lenient[which] = read
+            return read.instance
 
     def explain_frame(self) -> Any:
         """`explain()` as a pandas DataFrame, one row per field path; see `frames.explain_frame`."""

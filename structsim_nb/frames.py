@@ -40,6 +40,7 @@ CASE_COLUMNS = [
     "fd",
     "tn",
     "reason",
+    "reading",
 ]
 #: The columns of `fields_frame`.
 FIELD_COLUMNS = [
@@ -58,7 +59,18 @@ FIELD_COLUMNS = [
     "mean_score",
 ]
 #: The columns of `non_matches_frame`.
-NON_MATCH_COLUMNS = ["case", "evaluator", "path", "kind", "category", "expected", "predicted", "similarity", "reason"]
+NON_MATCH_COLUMNS = [
+    "case",
+    "evaluator",
+    "path",
+    "kind",
+    "category",
+    "expected",
+    "predicted",
+    "similarity",
+    "reason",
+    "reading",
+]
 
 _COUNTS = ("tp", "fn", "fa", "fd", "tn")
 
@@ -83,6 +95,8 @@ def cases_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     Returns:
         A DataFrame with `CASE_COLUMNS`, then one float column per top-level field in first-seen
         order. A field column that would shadow a fixed column is named `field:<name>`.
+        `reading` lists the values a side held that did not validate as the model and were read
+        leniently (None when there were none; see `structsim_nb.lenient`).
     """
     records = []
     field_names: list[str] = []
@@ -176,7 +190,8 @@ def non_matches_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     Returns:
         A DataFrame with `NON_MATCH_COLUMNS`, in the order given; empty (with those columns)
         when nothing failed. `expected` and `predicted` keep their Python values (objects for
-        a list element), so a notebook shows what the right value was.
+        a list element), so a notebook shows what the right value was. `reading` says when a
+        value at that path did not validate and was read leniently (None otherwise).
     """
     frame = pd.DataFrame.from_records(
         [{column: row.get(column) for column in NON_MATCH_COLUMNS} for row in rows], columns=NON_MATCH_COLUMNS

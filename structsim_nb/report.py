@@ -26,6 +26,7 @@ from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationOutput
 from . import frames
 from ._io import write_text_atomic
 from .errors import ReportFileError
+from .lenient import ReadingNote
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +57,16 @@ def _status(row: EvaluationOutput) -> str:
     if metadata.get("error") in ("raised", "crashed"):  # structsim_nb.dataset: scoring failed
         return "error"
     return "other evaluator"
+
+
+def _reading(metadata: Mapping[str, Any]) -> str | None:
+    """The lenient-reading notes of a row as one cell, or None when it has none."""
+    notes = metadata.get("reading") or []
+    return "; ".join(ReadingNote(**note).short() for note in notes) if notes else None
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _evaluators(report: _UpstreamReport) -> set[str]:
@@ -104,12 +115,13 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
             evaluator: Keep only this evaluator's rows. Default None (all).
 
         Returns:
-            See `frames.cases_frame`. `status` is `scored`, `unreadable` (a side did not
-            validate: score 0.0, the reason says why), `not applicable` (no ground truth),
+            See `frames.cases_frame`. `status` is `scored`, `unreadable` (a side could not be
+            read as the model at all: score 0.0, the reason says why), `not applicable` (no ground truth),
             `other evaluator` (a row from, say, `Equals` in the same experiment), or `error` (scoring
             raised or crashed its worker in `score_dataset`; the reason names the error). Counts and
             field scores are empty for rows that were not scored field by field. Rows from the
             `structsim_nb.json_match` evaluators count as scored, with their own counts.
+            `reading` lists the values that did not validate and were read leniently.
         """
         table = []
         for case, row in self._rows(evaluator):
@@ -122,6 +134,7 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
                 "score": row.score,
                 "test_pass": row.test_pass,
                 "reason": row.reason,
+                "reading": _reading(metadata),
             }
             if entry["status"] == "scored":
                 overall = metadata.get("counts") if _is_json_match(metadata) else None
@@ -191,10 +204,15 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
                 `overall_score` mixes evaluators when there are several (as upstream's does).
 
         Returns:
-            `{"cases", "scored", "unreadable", "not_applicable", "errors", "passed", "overall_score"}`;
-            `errors` counts rows whose scoring raised or crashed its worker (`score_dataset`).
-            `overall_score` is the upstream rule (`calculate_overall_score`): the mean over
-            applicable rows, not-applicable rows left out; 0.0 when none is applicable.
+            `{"cases", "scored", "unreadable", "not_applicable", "errors", "passed", "overall_score",
+            "lenient_cases", "lenient_values", "repaired_cases", "notes"}`; `errors` counts rows
+            whose scoring raised or crashed its worker (`score_dataset`). `overall_score` is the
+            upstream rule (`calculate_overall_score`): the mean over applicable rows,
+            not-applicable rows left out; 0.0 when none is applicable. `lenient_cases` and
+            `lenient_values` count the rows with values that did not validate as the model (read
+            leniently) and those values; `repaired_cases` the rows with a truncated answer that
+            was repaired. `notes` says each of those in a sentence ("3 cases had 5 values that
+            did not validate ..."), and is empty when there is nothing to say.
         """
         table = self.cases_frame(evaluator=evaluator)
         counts = table["status"].value_counts()
@@ -207,6 +225,25 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
             [self.scores[index] for index in indexes],
             [self.detailed_results[index] for index in indexes if index < len(self.detailed_results)],
         )
+        lenient_cases = lenient_values = repaired = 0
+        for _, row in self._rows(evaluator):
+            metadata = row.metadata or {}
+            notes = metadata.get("reading") or []
+            lenient_cases += bool(notes)
+            lenient_values += len(notes)
+            repaired += bool(metadata.get("repairs"))
+        sentences = []
+        if lenient_cases:
+            sentences.append(
+                f"{_plural(lenient_cases, 'case')} had {_plural(lenient_values, 'value')} that did not validate as "
+                "the model; each was read leniently and counts only for its own field "
+                "(cases_frame()['reading'] lists them)"
+            )
+        if repaired:
+            sentences.append(
+                f"{_plural(repaired, 'case')} had a truncated answer (cut off inside its JSON) that was repaired; "
+                "the reason says what was repaired"
+            )
         return {
             "cases": len(table),
             "scored": int(counts.get("scored", 0)),
@@ -215,6 +252,10 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
             "errors": int(counts.get("error", 0)),
             "passed": int(table["test_pass"].sum()),
             "overall_score": float(overall),
+            "lenient_cases": lenient_cases,
+            "lenient_values": lenient_values,
+            "repaired_cases": repaired,
+            "notes": sentences,
         }
 
     # -- rendering --------------------------------------------------------------------

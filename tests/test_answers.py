@@ -112,6 +112,58 @@ class TestPreferences:
         assert parse_answer("{1: 'x', None: 2}").value == {"1": "x", "null": 2}
 
 
+class TestTruncated:
+    """An answer cut off by a token limit is repaired (form `repaired`), never read as a fragment."""
+
+    ANSWER = {
+        "Agency": "Harbor Line Media LLC",
+        "GrossTotal": 7150.0,
+        "LineItems": [
+            {"LineItemDescription": "Morning News", "LineItemRate": 350.0},
+            {"LineItemDescription": "Late News", "LineItemRate": 600.0},
+        ],
+    }
+
+    def test_a_cut_answer_is_repaired_not_read_as_an_inner_fragment(self) -> None:
+        text = json.dumps(self.ANSWER)
+        cut = text[: text.index("Late News") + 4]
+        parsed = parse_answer(cut)
+        assert parsed.form == "repaired" and parsed.found and parsed.form in FORMS
+        assert parsed.value == {
+            **self.ANSWER,
+            "LineItems": [self.ANSWER["LineItems"][0], {"LineItemDescription": "Late"}],
+        }
+        assert parsed.syntax == "json" and parsed.span == (0, len(cut))
+        assert parsed.repairs == (
+            "cut inside the string value of 'LineItemDescription' (the partial text is kept)",
+            "closed the string, 1 array and 2 objects",
+        )
+        assert parsed.message.startswith("the answer was cut off (truncated JSON) and repaired: ")
+
+    @pytest.mark.parametrize(
+        "wrapper",
+        ["{}", "Here is the extraction:\n{}", "```json\n{}", "Final Answer: {}", '<think>{{"a": 1}}</think>{}'],
+    )
+    def test_cut_answers_in_every_wrapper(self, wrapper: str) -> None:
+        text = json.dumps(self.ANSWER)
+        parsed = parse_answer(wrapper.format(text[: text.index("600.0") + 3]))
+        assert parsed.form == "repaired"
+        assert parsed.value["LineItems"][-1] == {"LineItemDescription": "Late News", "LineItemRate": 600}
+
+    def test_a_complete_answer_is_never_reported_as_repaired(self) -> None:
+        text = json.dumps(self.ANSWER)
+        assert parse_answer(text).form == "json"
+        assert parse_answer(f"Sure: {text} (let me know {{if more is needed").form == "embedded"
+        assert parse_answer(text).repairs == ()
+
+    def test_a_cut_final_answer_beats_a_complete_draft(self) -> None:
+        parsed = parse_answer('Draft: {"a": 1}\nFinal: {"a": 2, "b": [1, 2')
+        assert (parsed.form, parsed.value) == ("repaired", {"a": 2, "b": [1, 2]})
+
+    def test_a_cut_with_nothing_left_is_not_an_answer(self) -> None:
+        assert parse_answer('{"receipt_id": ').form == "none"
+
+
 class TestSafety:
     def test_never_executes_code(self, tmp_path: Path) -> None:
         marker = tmp_path / "pwned"

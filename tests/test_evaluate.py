@@ -7,12 +7,14 @@ Cases run through a real `Experiment` where the documented figure is a report fi
 
 from __future__ import annotations
 
+import datetime
 import inspect
 import json
 import subprocess
 import sys
 import textwrap
 
+import pandas as pd
 import pytest
 from helpers import run_pairs
 from pydantic import BaseModel
@@ -133,6 +135,7 @@ class TestConstruction:
         assert evaluator.weight_hints is False
         assert evaluator.name is None
         assert evaluator.non_matches is True
+        assert evaluator.strict is False
         parameters = inspect.signature(StructuredOutputSimilarity).parameters
         assert parameters["match_threshold"].default == 0.7
         assert parameters["weight_hints"].default is False
@@ -160,14 +163,17 @@ class TestConstruction:
             StructuredOutputSimilarity(Invoice, match_threshold=threshold)
 
     def test_to_dict_carries_dotted_path_and_non_matches(self):
-        data = StructuredOutputSimilarity("structsim_nb.demo.Invoice", match_threshold=0.8, non_matches=False).to_dict()
+        data = StructuredOutputSimilarity(
+            "structsim_nb.demo.Invoice", match_threshold=0.8, non_matches=False, strict=True
+        ).to_dict()
         assert data["model_cls"] == "structsim_nb.demo.Invoice"
         assert data["match_threshold"] == 0.8
         assert data["weight_hints"] is False
         assert data["non_matches"] is False
+        assert data["strict"] is True
         rebuilt = StructuredOutputSimilarity(**{key: value for key, value in data.items() if key != "evaluator_type"})
         assert rebuilt.model_cls is demo_module.Invoice
-        assert rebuilt.non_matches is False
+        assert rebuilt.non_matches is False and rebuilt.strict is True
 
     def test_missing_engine_names_install(self):
         code = textwrap.dedent(
@@ -266,19 +272,20 @@ class TestRows:
 
 
 class TestUnreadable:
-    """A side that does not validate scores 0.0 and the reason says why; nothing raises."""
+    """A side that cannot be read as the model at all scores 0.0 and the reason says why; nothing raises."""
 
     @pytest.mark.parametrize(
-        ("actual", "why"),
+        ("actual", "why", "strict"),
         [
-            ('{"invoice_id": "INV-1", ', "JSON"),
-            (Person(name="Ada"), "none of which is a field of Invoice"),
-            ({"vendor_name": "Acme Corporation"}, "actual_output did not validate: invoice_id: Field required"),
+            ('{"invoice_id": "INV-1",, }', "JSON", False),
+            ('{"receipt_id": ', "JSON", False),
+            (Person(name="Ada"), "none of which is a field of Invoice", False),
+            ({"vendor_name": "Acme Corporation"}, "actual_output did not validate: invoice_id: Field required", True),
         ],
-        ids=["malformed-json", "other-schema", "missing-required"],
+        ids=["malformed-json", "cut-before-any-value", "other-schema", "missing-required-strict"],
     )
-    def test_unreadable_actual_scores_zero_naming_why(self, actual, why):
-        row = score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, actual)
+    def test_unreadable_actual_scores_zero_naming_why(self, actual, why, strict):
+        row = score(StructuredOutputSimilarity(Invoice, strict=strict), SEED_INVOICE, actual)
         assert row.score == 0.0
         assert row.test_pass is False
         assert row.label == "Invoice"
@@ -288,13 +295,144 @@ class TestUnreadable:
         assert why in row.reason
 
     def test_unreadable_expected_names_the_side(self):
-        row = score(StructuredOutputSimilarity(Invoice), {"vendor_name": "Acme"}, SEED_INVOICE)
+        row = score(StructuredOutputSimilarity(Invoice, strict=True), {"vendor_name": "Acme"}, SEED_INVOICE)
         assert row.score == 0.0
         assert "expected_output did not validate" in row.reason
 
     def test_valid_json_string_is_read(self):
         row = score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, SEED_INVOICE.model_dump_json())
         assert row.score == 1.0
+
+
+# -- lenient reading and repaired answers -----------------------------------------------
+
+
+class Line(BaseModel):
+    description: str | None = None
+    start: datetime.date | None = None
+    days: str | None = None
+    rate: float | None = None
+
+
+class Schedule(BaseModel):
+    """A model in the FCC shape with plain Pydantic types: dates as `date`, amounts as `float`."""
+
+    advertiser: str | None = None
+    total: float | None = None
+    lines: list[Line] = []
+
+
+TRUTH = {
+    "advertiser": "Friends of Dana",
+    "total": 7150.0,
+    "lines": [
+        {"description": "Morning News", "start": "2016-10-05", "days": "M-F", "rate": 350.0},
+        {"description": "Late News", "start": "2016-10-10", "days": "M-Su", "rate": 600.0},
+    ],
+}
+
+
+def with_line(index: int, **values) -> dict:
+    lines = [dict(line) for line in TRUTH["lines"]]
+    lines[index].update(values)
+    return {**TRUTH, "lines": lines}
+
+
+class TestLenientReading:
+    """One odd value costs its own field, never the document; every such value is noted."""
+
+    @pytest.mark.parametrize(
+        ("odd", "field_matches"),
+        [
+            ({"start": "OCT 05 16"}, True),  # the date comparator reads it: the same day
+            ({"start": "10.05.16"}, True),
+            ({"start": "10/05/16 - 10/11/16"}, False),  # a range against one day: partial credit
+            ({"days": ["M", "T", "W", "Th", "F"]}, False),  # compared as its JSON text
+            ({"rate": "N/A"}, False),
+        ],
+        ids=["month-name", "dotted", "range", "list-valued-days", "amount-not-a-number"],
+    )
+    def test_one_odd_label_value_does_not_zero_the_document(self, odd, field_matches):
+        expected = with_line(0, **odd)
+        row = score(StructuredOutputSimilarity(Schedule), expected, TRUTH)
+        assert row.metadata.get("error") is None and row.score > 0.9
+        (note,) = row.metadata["reading"]
+        path = f"lines[0].{next(iter(odd))}"
+        assert (note["side"], note["path"], note["kind"]) == ("expected_output", path, "unparsed")
+        assert note["raw"] == next(iter(odd.values()))
+        assert "read leniently: 1 value did not validate as Schedule" in row.reason
+        at_path = [record for record in row.metadata["non_matches"] if record["path"] == path]
+        assert (not at_path) is field_matches
+        if at_path:
+            assert at_path[0]["reading"].startswith(f"expected_output {path} ")
+        strict = score(StructuredOutputSimilarity(Schedule, strict=True), expected, TRUTH)
+        assert (strict.score, strict.metadata) == (0.0, {"error": "unreadable"})
+
+    def test_the_date_comparator_reads_the_kept_text(self):
+        row = score(StructuredOutputSimilarity(Schedule), with_line(0, start="10/05/16 - 10/11/16"), TRUTH)
+        (record,) = row.metadata["non_matches"]
+        assert (record["expected"], record["predicted"]) == ("10/05/16 - 10/11/16", "2016-10-05")
+        assert record["similarity"] == 0.5  # stickler's graded range: the day lies inside the range
+
+    def test_a_null_list_is_empty(self):
+        row = score(StructuredOutputSimilarity(Schedule), {"advertiser": "A", "lines": None}, {"advertiser": "A"})
+        assert row.score == 1.0 and row.test_pass
+        assert [note["kind"] for note in row.metadata["reading"]] == ["null"]
+
+    def test_odd_values_on_the_actual_side_are_noted_too(self):
+        actual = {**with_line(1, rate="six hundred"), "total": None}
+        row = score(StructuredOutputSimilarity(Schedule), TRUTH, actual)
+        (note,) = row.metadata["reading"]
+        assert (note["side"], note["path"], note["text"]) == ("actual_output", "lines[1].rate", "six hundred")
+        paths = {record["path"]: record for record in row.metadata["non_matches"]}
+        assert paths["lines[1].rate"]["predicted"] == "six hundred" and "reading" in paths["lines[1].rate"]
+        assert "reading" not in paths["total"]
+
+    def test_non_matches_off_still_notes_the_reading(self):
+        row = score(StructuredOutputSimilarity(Schedule, non_matches=False), with_line(0, rate="N/A"), TRUTH)
+        assert "non_matches" not in row.metadata and row.metadata["reading"][0]["path"] == "lines[0].rate"
+
+    def test_a_whole_side_of_odd_values_is_still_scored(self):
+        expected = {"advertiser": 12, "total": "TBD", "lines": "see the attached order"}
+        row = score(StructuredOutputSimilarity(Schedule), expected, TRUTH)
+        assert "error" not in row.metadata
+        assert {note["kind"] for note in row.metadata["reading"]} == {"unparsed", "dropped"}
+
+    def test_report_views_show_the_reading(self, run_experiment):
+        pairs = {
+            "clean": (TRUTH, TRUTH),
+            "odd": (with_line(0, start="10/05/16 - 10/11/16", rate="N/A"), TRUTH),
+            "odd-too": (with_line(1, days=["Sa", "Su"]), TRUTH),
+        }
+        report = run_experiment(pairs, [StructuredOutputSimilarity(Schedule)])
+        cases = report.cases_frame().set_index("case")
+        assert pd.isna(cases.loc["clean", "reading"])
+        assert "lines[0].start" in cases.loc["odd", "reading"] and "lines[0].rate" in cases.loc["odd", "reading"]
+        summary = report.summary()
+        assert (summary["lenient_cases"], summary["lenient_values"], summary["unreadable"]) == (2, 3, 0)
+        assert summary["notes"][0].startswith("2 cases had 3 values that did not validate as the model")
+        misses = report.non_matches_frame()
+        noted = misses[misses["reading"].notna()]
+        assert set(noted["case"]) == {"odd", "odd-too"}
+        assert all(path in text for path, text in zip(noted["path"], noted["reading"], strict=True))
+
+
+class TestRepairedAnswers:
+    def test_a_truncated_answer_is_repaired_and_the_reason_says_so(self):
+        text = json.dumps(TRUTH)
+        cut = text[: text.index('"rate": 600.0')]
+        row = score(StructuredOutputSimilarity(Schedule), TRUTH, cut)
+        assert row.score > 0.9 and "error" not in row.metadata
+        assert row.metadata["read_as"] == {"actual_output": "repaired"}
+        assert row.metadata["repairs"]["actual_output"][-1] == "closed 1 array and 2 objects"
+        assert "actual_output was cut off (truncated JSON) and repaired: cut between items" in row.reason
+        complete = score(StructuredOutputSimilarity(Schedule), TRUTH, text)
+        assert "repairs" not in complete.metadata and "cut off" not in complete.reason
+
+    def test_a_repaired_answer_that_still_fails_says_it_was_repaired(self):
+        row = score(StructuredOutputSimilarity(Invoice), SEED_INVOICE, '{"name": "Ada", "address": {"city": "Par')
+        assert row.metadata["error"] == "unreadable"
+        assert "none of which is a field of Invoice" in row.reason and "was cut off" in row.reason
 
 
 # -- the sparse tables -------------------------------------------------------------------
@@ -625,8 +763,8 @@ class TestNonMatches:
 
     def test_unreadable_and_not_applicable_rows_carry_none(self):
         evaluator = StructuredOutputSimilarity(Invoice)
-        unreadable = score(evaluator, SEED_INVOICE, {"vendor_name": "Acme"}).metadata
-        assert unreadable == {"error": "unreadable"}
+        unreadable = score(evaluator, SEED_INVOICE, "no object here").metadata
+        assert unreadable == {"error": "unreadable", "read_as": {"actual_output": "none"}}
         assert not score(evaluator, None, SEED_INVOICE).metadata
 
     def test_records_moved_off_comparison(self):
@@ -666,14 +804,40 @@ def upstream_cases():
         (Sparse, Sparse(), Sparse(notes="x")),
         (Person, Person(name="Ada", address=Address(city="Paris")), Person(name="Ada", address=Address(city="Lyon"))),
         (Tagged, Tagged(invoice_id="A", tags=["red", "green", "blue"]), Tagged(invoice_id="A", tags=["gren", "blue"])),
-        (Invoice, SEED_INVOICE, {"vendor_name": "Acme Corporation"}),
+        (Invoice, SEED_INVOICE, {"vendor_name": "Acme Corporation", "invoice_id": "X", "extra": 1}),
         (Invoice, SEED_INVOICE, SEED_INVOICE.model_dump_json()),
+        (Invoice, SEED_INVOICE, Person(name="Ada")),
         (Invoice, None, SEED_INVOICE),
     ]
     return pairs
 
 
+def strict_cases():
+    """Pairs that need lenient reading: strict reading must give exactly the upstream rows."""
+    return [
+        (Invoice, SEED_INVOICE, {"vendor_name": "Acme Corporation"}),
+        (Invoice, {**SEED_INVOICE.model_dump(), "total_amount": "N/A"}, SEED_INVOICE),
+        (Invoice, SEED_INVOICE, {**SEED_INVOICE.model_dump(), "line_items": None}),
+    ]
+
+
 class TestUpstreamParity:
+    @pytest.mark.parametrize(("model", "expected", "actual"), strict_cases())
+    def test_strict_rows_equal_upstream_where_lenient_reading_would_differ(self, model, expected, actual):
+        for non_matches in (False, True):
+            ours = score(StructuredOutputSimilarity(model, non_matches=non_matches, strict=True), expected, actual)
+            theirs = score(UpstreamSimilarity(model), expected, actual)
+            assert (ours.score, ours.test_pass, ours.reason, ours.label, ours.metadata) == (
+                theirs.score,
+                theirs.test_pass,
+                theirs.reason,
+                theirs.label,
+                theirs.metadata,
+            )
+            assert theirs.metadata == {"error": "unreadable"}
+        lenient = score(StructuredOutputSimilarity(model), expected, actual)
+        assert lenient.metadata["reading"] and lenient.score > 0.0
+
     @pytest.mark.parametrize(("model", "expected", "actual"), upstream_cases())
     def test_non_matches_false_rows_equal_upstream(self, model, expected, actual):
         ours = score(StructuredOutputSimilarity(model, non_matches=False), expected, actual)

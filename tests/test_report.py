@@ -248,6 +248,10 @@ class TestSummaryAndHtml:
             "errors": 0,
             "passed": 2,
             "overall_score": pytest.approx((1.0 + 2 / 3 + 0.0) / 3),
+            "lenient_cases": 0,
+            "lenient_values": 0,
+            "repaired_cases": 0,
+            "notes": [],
         }
 
     def test_summary_of_the_whole_report(self, mixed_report):

@@ -57,6 +57,8 @@ def print_report(report: StructuredOutputReport) -> None:
     # is the first thing to give up when the terminal is narrow.
     constant = [c for c in ("evaluator", "model") if c in cases.columns and cases[c].nunique() <= 1]
     same_status = ["status"] if cases["status"].nunique() <= 1 else []
+    # Nothing read leniently: the column is empty on every row.
+    constant += [c for c in ("reading",) if c in cases.columns and cases[c].isna().all()]
     print("Per case")
     print(
         fit_table(
@@ -76,9 +78,11 @@ def print_report(report: StructuredOutputReport) -> None:
     )
     print()
     print("Non-matches")
+    misses = report.non_matches_frame()
+    empty = [c for c in ("reading",) if c in misses.columns and misses[c].isna().all()]
     print(
         fit_table(
-            report.non_matches_frame().drop(columns=["evaluator", "category"], errors="ignore"),
+            misses.drop(columns=["evaluator", "category", *empty], errors="ignore"),
             drop=["reason"],
             shrink=["expected", "predicted", "reason"],
             raw=["expected", "predicted"],
@@ -89,7 +93,7 @@ def print_report(report: StructuredOutputReport) -> None:
 #: The per-case columns that are not one field's score.
 _CASE_COLUMNS = frozenset(
     {"case", "evaluator", "model", "status", "score", "test_pass", "precision", "recall", "f1"}
-    | {"tp", "fn", "fa", "fd", "tn", "reason", "read_as", "error"}
+    | {"tp", "fn", "fa", "fd", "tn", "reason", "reading", "read_as", "error"}
 )
 
 

@@ -123,6 +123,13 @@ def add_parser(commands: Any) -> None:
         "--ignore-case", action="store_true", help="exact_match: compare strings case-insensitively"
     )
     json_match.add_argument("--strip", action="store_true", help="exact_match: ignore leading/trailing whitespace")
+    json_match.add_argument(
+        "--null-is-a-value",
+        dest="null_is_a_value",
+        action="store_true",
+        help="exact_match / json_field_match / json_diff: a null differs from a missing field "
+        "(default: they read alike, as StructuredOutputSimilarity reads them)",
+    )
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar (it only shows on a terminal)")
     evaluate.add_argument(
         "--workers", type=workers_arg, metavar="N", help="score on N worker processes (default: in this process)"
@@ -150,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
             options[key] = True
     if args.strip:
         options["strip"] = True
+    if args.null_is_a_value:
+        options["null_is_missing"] = False
     client = executor = None
     if args.scheduler:
         try:

@@ -10,10 +10,13 @@
   "2016-10-08" (a different day). The notebook measures that.
 
 Field names are those of the dataset's `json_response` labels (PascalCase), so a label
-validates as is. Amounts and dates are parsed from the forms invoices print them in: `"$1,234.50"`,
-`"(1,875.00)"` and `"-$1,875.00"` are amounts, `"10/03/16"`, `"10/03/2016"`, `"2016-10-03"`
-and `"Oct 3, 2016"` are dates. A value that parses as neither raises, so a label that does not
-validate is reported rather than read as a blank.
+validates as is. The hub's labels hold amounts as floats (or null) and dates as printed strings;
+both are also parsed from the forms invoices print them in: `"$1,234.50"`, `"(1,875.00)"` and
+`"-$1,875.00"` are amounts, `"10/03/16"`, `"10/03/2016"`, `"2016-10-03"`, `"Oct 3, 2016"`,
+`"OCT 03 16"` and `"10.03.16"` are dates. `LineItems: null` (a summary invoice) is an empty list.
+A value that parses as neither raises, so a label that does not validate is reported rather than
+read as a blank; `StructuredOutputSimilarity` then reads it leniently (`structsim_nb.lenient`):
+that value is compared as its printed text and the rest of the label as parsed.
 """
 
 from __future__ import annotations
@@ -36,8 +39,21 @@ __all__ = [
     "parse_date",
 ]
 
-#: Date layouts tried in order; US month-first, as FCC invoices print them.
-DATE_FORMATS = ("%m/%d/%y", "%m/%d/%Y", "%Y-%m-%d", "%b %d, %Y", "%B %d, %Y", "%m-%d-%Y", "%m-%d-%y")
+#: Date layouts tried in order; US month-first, as FCC invoices print them. A month name matches in
+#: any case (`Oct`, `OCT`).
+DATE_FORMATS = (
+    "%m/%d/%y",
+    "%m/%d/%Y",
+    "%Y-%m-%d",
+    "%b %d, %Y",
+    "%B %d, %Y",
+    "%b %d %y",
+    "%b %d %Y",
+    "%m-%d-%Y",
+    "%m-%d-%y",
+    "%m.%d.%y",
+    "%m.%d.%Y",
+)
 
 _AMOUNT = re.compile(r"^(?P<neg>-)?\$?(?P<num>\d[\d,]*(?:\.\d+)?|\.\d+)$")
 
@@ -92,7 +108,8 @@ def parse_date(value: Any) -> datetime.date | None:
 
     Args:
         value: A `date` (a `datetime` is cut to its day), or text in one of `DATE_FORMATS`:
-            `"10/03/16"`, `"10/03/2016"`, `"2016-10-03"`, `"Oct 3, 2016"`, `"10-03-2016"`.
+            `"10/03/16"`, `"10/03/2016"`, `"2016-10-03"`, `"Oct 3, 2016"`, `"OCT 03 16"`,
+            `"10.03.16"`, `"10-03-2016"`. A range (`"10/03/16 - 10/09/16"`) is not one day.
 
     Returns:
         The date, or None when `value` is None or blank.
@@ -130,6 +147,11 @@ def _text(value: Any) -> Any:
     return value
 
 
+def _lines(value: Any) -> Any:
+    """`LineItems: null` (a summary invoice, as hub labels hold it) is no lines."""
+    return [] if value is None else value
+
+
 Amount = Annotated[float | None, BeforeValidator(parse_amount)]
 Day = Annotated[datetime.date | None, BeforeValidator(parse_date)]
 Text = Annotated[str | None, BeforeValidator(_text)]
@@ -154,7 +176,9 @@ class FCCInvoice(BaseModel):
     PaymentTerms: Text = Field(default=None, description="Payment terms, as printed (e.g. 'Net 30')")
     AgencyCommission: Amount = Field(default=None, description="Agency commission, in dollars (negative if printed so)")
     NetAmountDue: Amount = Field(default=None, description="Net amount due, in dollars")
-    LineItems: list[FCCLineItem] = Field(default_factory=list, description="Broadcast lines, in printed order")
+    LineItems: Annotated[list[FCCLineItem], BeforeValidator(_lines)] = Field(
+        default_factory=list, description="Broadcast lines, in printed order"
+    )
 
 
 # -- the tuned variant ---------------------------------------------------------------------
@@ -216,6 +240,6 @@ class FCCInvoiceTuned(StructuredModel):  # type: ignore[misc]
         default=None, comparator=NumericComparator(), threshold=0.99, weight=2.0, description="Net amount due, dollars"
     )
     # pydantic copies a mutable default per instance; ComparableField takes no default_factory.
-    LineItems: list[FCCLineItemTuned] = ComparableField(
+    LineItems: Annotated[list[FCCLineItemTuned], BeforeValidator(_lines)] = ComparableField(
         default=[], weight=2.0, description="Broadcast lines, in printed order"
     )

@@ -37,10 +37,21 @@ from strands_evals.evaluators import Evaluator
 from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationData, EvaluationOutput
 
 from ..errors import GroundTruthError
+from . import agenta
 from .flatten import Steps, compare_leaves, flatten, fold_keys
 from .paths import FieldPath, parse_field_path, parse_fields, render_path, resolve_path
 from .results import FieldResult, JsonMatchResult, python_eq_differs
-from .values import JsonRead, check_threshold, json_type, read_expected, read_output, read_text, same_value, short
+from .values import (
+    JsonRead,
+    check_threshold,
+    drop_nulls,
+    json_type,
+    read_expected,
+    read_output,
+    read_text,
+    same_value,
+    short,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -78,24 +89,51 @@ def _join(head: str, notes: Sequence[str]) -> str:
     return head if not notes else head + "; " + "; ".join(notes)
 
 
-def _agenta_exact(actual: Any, expected: Any) -> bool:
-    """Agenta's `auto_exact_match_v0`: equal str, or dicts with equal `json.dumps(sort_keys=True)`."""
+def _exact_note(
+    actual: Any, expected: Any, null_effect: bool, *, ignore_case: bool, strip: bool, agenta_equal: bool
+) -> str:
+    """Why Agenta's exact match scores `agenta_equal` where this one does not."""
     if isinstance(actual, str) and isinstance(expected, str):
-        return actual == expected
+        return (
+            f"strings compared with ignore_case={ignore_case}, strip={strip} (Agenta compares exactly: {agenta_equal})"
+        )
+    if isinstance(actual, str) != isinstance(expected, str) and isinstance(expected, (str, dict)):
+        return f"text and structured value compared as JSON (Agenta scores {agenta_equal}: it never parses strings)"
     if isinstance(actual, dict) and isinstance(expected, dict):
-        dump = json.dumps(actual, sort_keys=True, default=repr) == json.dumps(expected, sort_keys=True, default=repr)
-        return dump
-    return False
+        if null_effect:
+            return (
+                "null-valued keys read as absent, as StructuredOutputSimilarity reads them "
+                f"(Agenta scores {agenta_equal}: it compares the serialised text); null_is_missing=False compares them"
+            )
+        if ignore_case or strip:
+            return f"strings compared with ignore_case={ignore_case}, strip={strip} (Agenta scores {agenta_equal})"
+        return f"numbers compared by value, not serialised text (Agenta scores {agenta_equal})"
+    kinds = sorted({_kind(actual), _kind(expected)} - {"string", "object"}) or ["object"]
+    return f"{' and '.join(kinds)} compared as values (Agenta scores {agenta_equal} unless both are str or both dict)"
 
 
-def exact_match(actual: Any, expected: Any, *, ignore_case: bool = False, strip: bool = False) -> JsonMatchResult:
+def _kind(value: Any) -> str:
+    if isinstance(value, BaseModel):
+        return "a Pydantic model"
+    if isinstance(value, (dict, list, str, int, float, bool)) or value is None:
+        return json_type(value)
+    return type(value).__name__
+
+
+def exact_match(
+    actual: Any, expected: Any, *, ignore_case: bool = False, strip: bool = False, null_is_missing: bool = True
+) -> JsonMatchResult:
     """Whether the output is exactly the expected value (Agenta's Exact Match), compared as values.
 
     Args:
         actual: The agent output: text, JSON data, a Pydantic model or an `AgentResult`.
-        expected: The ground truth: text or JSON data.
+        expected: The ground truth: text or JSON data (a Pydantic model is read as its JSON form).
         ignore_case: Compare strings case-insensitively, at any depth. Default False.
         strip: Ignore leading and trailing whitespace of strings, at any depth. Default False.
+        null_is_missing: An object key whose value is null counts as absent, at any depth, so
+            a Pydantic `model_dump()` (which writes `None` for every unset optional field)
+            equals a ground truth without those keys, as `StructuredOutputSimilarity` judges
+            it. Default True. False compares nulls as values (`{"a": null}` is not `{}`).
 
     Returns:
         Score 1.0 and passed when equal, else 0.0. Two strings compare as text, exactly (no
@@ -106,8 +144,9 @@ def exact_match(actual: Any, expected: Any, *, ignore_case: bool = False, strip:
         equal). For two containers, `fields` lists every differing leaf.
 
     Notes:
-        Agenta scores False for a dict against JSON text, for any list or number, and for
-        `1` against `1.0` inside a dict; the reason says when that differs from this result.
+        Agenta scores False for a dict against JSON text, for any list, number or model, and
+        for `1` against `1.0` or a null key against an absent one inside a dict; the reason says
+        when that differs from this result, and why.
     """
     notes: list[str] = []
     gt, how, error = expected, "", None
@@ -140,6 +179,9 @@ def exact_match(actual: Any, expected: Any, *, ignore_case: bool = False, strip:
             if not read.ok:
                 return JsonMatchResult("exact_match", 0.0, False, f"not equal: {read.message}", error="unreadable")
             out = read.value
+    strict_equal = same_value(gt, out, ignore_case=ignore_case, strip=strip)
+    if null_is_missing:
+        gt, out = drop_nulls(gt), drop_nulls(out)
     equal = same_value(gt, out, ignore_case=ignore_case, strip=strip)
     fields: list[FieldResult] = []
     if isinstance(gt, (dict, list)) and isinstance(out, (dict, list)):
@@ -151,18 +193,18 @@ def exact_match(actual: Any, expected: Any, *, ignore_case: bool = False, strip:
         fields = [item for _, item in pairs]
     elif not equal:
         fields = [FieldResult("$", "wrong", 0.0, gt, out, f"expected {short(gt)}, got {short(out)}")]
-    agenta = _agenta_exact(actual, expected)
-    if agenta != equal and not (ignore_case or strip):
-        if isinstance(actual, str) != isinstance(expected, str):
-            notes.append(
-                f"text and structured value compared as JSON (Agenta scores {agenta}: it never parses strings)"
+    agenta_equal = agenta.exact(actual, expected)
+    if agenta_equal != equal:
+        notes.append(
+            _exact_note(
+                actual,
+                expected,
+                strict_equal != equal,
+                ignore_case=ignore_case,
+                strip=strip,
+                agenta_equal=agenta_equal,
             )
-        elif isinstance(gt, dict):
-            notes.append(f"numbers compared by value, not serialised text (Agenta scores {agenta})")
-        else:
-            notes.append(
-                f"{json_type(gt)} values compared by value (Agenta scores {agenta} unless both are str or dict)"
-            )
+        )
     wrong = [item.path for item in fields if item.status != "match"]
     head = "equal" if equal else "not equal" + (f": {', '.join(wrong[:5])}" if wrong else "")
     if how:
@@ -170,15 +212,6 @@ def exact_match(actual: Any, expected: Any, *, ignore_case: bool = False, strip:
     return JsonMatchResult(
         "exact_match", float(equal), equal, _join(head, notes), tuple(fields), {}, tuple(notes), error
     )
-
-
-def _agenta_contains(text: str) -> bool:
-    """Agenta's `auto_contains_json_v0` on text: parse the first-`{`-to-last-`}` span."""
-    try:
-        json.loads(text[text.index("{") : text.rindex("}") + 1])
-    except ValueError:
-        return False
-    return True
 
 
 def contains_json(actual: Any) -> JsonMatchResult:
@@ -192,26 +225,30 @@ def contains_json(actual: Any) -> JsonMatchResult:
 
     Returns:
         Score 1.0 and passed when an object or array was found, else 0.0 with the reason. A
-        number or string on its own is not a JSON structure. Never raises on output.
+        number or string on its own is not a JSON structure, and neither is a truncated answer
+        (one cut off inside an object or array): it holds no complete JSON, so it fails, and the
+        reason says what its repaired reading would be. Never raises on output.
     """
     notes: list[str] = []
     if isinstance(actual, str):
         read = read_text(actual)
         structure = read.ok and isinstance(read.value, (dict, list))
-        found = structure and read.syntax == "json"
+        found = structure and read.syntax == "json" and read.how != "repaired"
         if found:
             head = f"found a JSON {json_type(read.value)} ({read.how})"
+        elif structure and read.how == "repaired":
+            head = f"no complete JSON object or array: {read.message} (reads as {short(read.value)})"
         elif structure:
             head = f"no JSON object or array: found a Python literal ({read.how}), which is not JSON"
         elif read.ok:
             head = f"no JSON object or array: the output reads as a {json_type(read.value)} ({read.how})"
         else:
             head = f"no JSON object or array: {read.message}"
-        agenta = _agenta_contains(actual)
-        if agenta != found:
+        agenta_found = agenta.contains(actual)
+        if agenta_found != found:
             why = "it parses only the span from the first '{' to the last '}'"
             notes.append(
-                f"Agenta scores {agenta} ({why}{', so it misses arrays and several objects' if found else ''})"
+                f"Agenta scores {agenta_found} ({why}{', so it misses arrays and several objects' if found else ''})"
             )
     else:
         read = read_output(actual)
@@ -267,12 +304,14 @@ def json_field_match(
     fields: Sequence[str | FieldPath],
     both_absent: BothAbsent = "skip",
     threshold: float | None = None,
+    null_is_missing: bool = True,
 ) -> JsonMatchResult:
     """A score per configured field and their aggregate (Agenta's JSON Multi-Field Match).
 
     Args:
         actual: The agent output: JSON data, text (read by `parse_answer`), a model or an `AgentResult`.
-        expected: The ground truth: JSON data, or JSON text.
+        expected: The ground truth: JSON data (an object, or a list, which Agenta accepts only
+            as JSON text), JSON text, or a Pydantic model (read as its JSON form).
         fields: Paths in dot notation (`address.city`, `items[0].name`, `items.0`, `["a.b"]`),
             JSON Path (`$.items[-1]`, `$..city`) or JSON Pointer (`/address/city`); see
             `parse_field_path`. A JSON Path with several matches resolves to the list of them.
@@ -282,13 +321,20 @@ def json_field_match(
             out of the aggregate, `"match"` scores it 1.0 (Agenta), `"miss"` scores it 0.0.
         threshold: The aggregate at or above which the pair passes. Default None, meaning 1.0
             (every scored field matched); any number in [0, 1].
+        null_is_missing: A field that is null says the same as a field that is absent: null
+            against missing (or null) is a match, scored 1.0, as `StructuredOutputSimilarity`
+            judges it and as a Pydantic `model_dump()` output needs (it writes `None` for every
+            unset optional field). Default True. False makes null a value: null against a
+            missing field is `missed` or `invented`. A path absent on both sides is
+            `both_absent`'s either way.
 
     Returns:
         `field_scores` maps each scored path to 1.0 or 0.0; `score` is their mean (0.0 when no
         field was scored). A field is `match` when both sides resolve to the same value
-        (`same_value`; JSON null equals null but not a missing field), `wrong`, `missed`
-        (only the ground truth has it), `invented` or `absent`. Output that is not JSON scores
-        every field 0 (`error="unreadable"`) and never passes, whatever the threshold.
+        (`same_value`), `wrong`, `missed` (only the ground truth has a value), `invented` or
+        `absent`. Output that is not JSON scores every configured field 0, including fields
+        the ground truth lacks (as Agenta), sets `error="unreadable"` and never passes. The
+        reason names every field whose score differs from Agenta's, and why.
 
     Raises:
         FieldPathError: If a path does not parse, or `fields` is empty or repeats a path.
@@ -305,49 +351,79 @@ def json_field_match(
             "Use exact_match for a single value"
         )
     read = read_output(actual)
+    theirs = agenta.field_scores(actual, expected, paths)  # None: Agenta raises on this ground truth
     notes: list[str] = []
+    if theirs is None:
+        notes.append("ground truth given as a list is read as JSON (Agenta raises unless it is JSON text)")
     if read.ok and isinstance(read.value, list):
         notes.append("output is a JSON array and paths resolve into it (Agenta scores every field 0)")
-    results: list[FieldResult] = []
     if read.ok and read.how not in ("value", "model", "json"):
-        notes.append(f"output read as {read.how} (Agenta reads only whole-text JSON and scores every field 0)")
+        notes.append(f"output read as {_how(read)} (Agenta reads only whole-text JSON and scores every field 0)")
+    covered: set[str] = set()  # paths whose difference from Agenta a note states
+
+    def differs(item: FieldResult) -> bool:
+        return theirs is not None and item.score != theirs.get(item.path)
+
+    def agenta_says(item: FieldResult) -> str:
+        return f"Agenta scores {theirs[item.path]:.1f}" if theirs is not None else "Agenta raises"
+
+    results: list[FieldResult] = []
     for path in paths:
+        if not read.ok:
+            e_found, e_value, e_why = resolve_path(path, gt)
+            status = "missed" if e_found else "absent"
+            reason = f"output is not JSON, so every field scores 0 (as Agenta): {read.message}"
+            results.append(FieldResult(path.text, status, 0.0, e_value, None, reason))
+            continue
+        before = len(notes)
         path = _literal_first(path, gt, read.value, notes)
         e_found, e_value, e_why = resolve_path(path, gt)
-        if read.ok:
-            a_found, a_value, a_why = resolve_path(path, read.value)
-        else:
-            a_found, a_value, a_why = False, None, read.message
-        if e_found and a_found:
+        a_found, a_value, a_why = resolve_path(path, read.value)
+        e_has = e_found and not (null_is_missing and e_value is None)
+        a_has = a_found and not (null_is_missing and a_value is None)
+        if e_has and a_has:
             equal = same_value(e_value, a_value)
             reason = "equal" if equal else f"expected {short(e_value)}, got {short(a_value)}"
-            results.append(
-                FieldResult(path.text, "match" if equal else "wrong", float(equal), e_value, a_value, reason)
+            item = FieldResult(path.text, "match" if equal else "wrong", float(equal), e_value, a_value, reason)
+        elif e_has:
+            why = a_why or "null"
+            item = FieldResult(path.text, "missed", 0.0, e_value, a_value, f"not in the output: {why}")
+            if e_value is None and differs(item):
+                notes.append(
+                    f"{path.text}: null in the ground truth and missing from the output is a miss with "
+                    f"null_is_missing=False ({agenta_says(item)})"
+                )
+        elif a_has:
+            why = e_why or "null"
+            item = FieldResult(path.text, "invented", 0.0, e_value, a_value, f"not in the ground truth: {why}")
+            if a_value is None and differs(item):
+                notes.append(
+                    f"{path.text}: missing from the ground truth and null in the output is invented with "
+                    f"null_is_missing=False ({agenta_says(item)})"
+                )
+        elif e_found or a_found:
+            reason = (
+                "no value on either side: null and a missing field read alike (null_is_missing); "
+                f"expected: {'null' if e_found else e_why}; output: {'null' if a_found else a_why}"
             )
-        elif e_found:
-            results.append(FieldResult(path.text, "missed", 0.0, e_value, None, f"not in the output: {a_why}"))
-            if e_value is None:
-                notes.append(
-                    f"{path.text}: null in the ground truth and missing from the output is a miss (Agenta scores 1.0)"
-                )
-        elif a_found:
-            results.append(FieldResult(path.text, "invented", 0.0, None, a_value, f"not in the ground truth: {e_why}"))
-            if a_value is None:
-                notes.append(
-                    f"{path.text}: missing from the ground truth and null in the output is a miss (Agenta scores 1.0)"
-                )
+            item = FieldResult(path.text, "match", 1.0, None, None, reason)
         else:
             score = {"skip": None, "match": 1.0, "miss": 0.0}[both_absent]
             reason = f"absent on both sides (expected: {e_why}; output: {a_why})"
-            results.append(FieldResult(path.text, "absent", score, None, None, reason))
-            if both_absent != "match":
-                notes.append(
-                    f"{path.text}: absent on both sides, {'not scored' if score is None else 'scored 0'} "
-                    "(Agenta scores 1.0)"
-                )
-    differs = python_eq_differs(results)
-    if differs:
-        notes.append(f"{', '.join(differs)}: compared by value, so True != 1 and NaN == NaN (Agenta uses Python ==)")
+            item = FieldResult(path.text, "absent", score, None, None, reason)
+            if differs(item):
+                done = "not scored" if score is None else f"scored {score:.0f}"
+                notes.append(f"{path.text}: absent on both sides, {done} ({agenta_says(item)})")
+        results.append(item)
+        if len(notes) > before:
+            covered.add(path.text)
+    python_eq = python_eq_differs(results)
+    if python_eq:
+        notes.append(f"{', '.join(python_eq)}: compared by value, so True != 1 and NaN == NaN (Agenta uses Python ==)")
+        covered.update(python_eq)
+    whole = read.ok and read.how in ("value", "model", "json") and not isinstance(read.value, list)
+    if whole and theirs is not None:  # otherwise a note above already gives Agenta's 0 for every field
+        notes += _agenta_differences(gt, read.value, paths, results, theirs, covered)
     scored = {item.path: item.score for item in results if item.score is not None}
     score = sum(scored.values()) / len(scored) if scored else 0.0
     passed = read.ok and bool(scored) and score >= bar  # unreadable output never passes
@@ -368,6 +444,40 @@ def json_field_match(
     )
 
 
+def _how(read: JsonRead) -> str:
+    """How the output was read, for a note; a repaired answer says what was repaired."""
+    if read.how == "repaired":
+        return f"repaired ({read.message})"
+    return read.how
+
+
+def _agenta_differences(
+    gt: Any,
+    out: Any,
+    paths: Sequence[FieldPath],
+    results: Sequence[FieldResult],
+    theirs: dict[str, float],
+    covered: set[str],
+) -> list[str]:
+    """A note for each field whose score differs from Agenta's and no other note explains."""
+    notes = []
+    for path, item in zip(paths, results, strict=True):
+        agenta_score = theirs.get(path.text)
+        if path.text in covered or agenta_score is None or item.score == agenta_score:
+            continue
+        if isinstance(out, list) or not isinstance(out, dict):
+            why = "it scores every field 0 unless the output is a whole-text JSON object"
+        elif path.syntax == "dot" and any(kind != "either" for kind, _ in path.steps):
+            why = "its dot paths read no brackets, so the path resolves on neither side and None == None"
+        elif agenta.resolve(path, gt) is None and agenta.resolve(path, out) is None:
+            why = "the path resolves on neither side there, and None == None"
+        else:
+            why = "it compares the resolved values with Python =="
+        ours = "not scored" if item.score is None else f"{item.score:.1f} here"
+        notes.append(f"{path.text}: Agenta scores {agenta_score:.1f}, {ours} ({why})")
+    return notes
+
+
 def _schema_type(value: Any) -> str:
     """The type `compare_schema_only` compares: `json_type`, with integer and float apart (Agenta's Python types)."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -385,6 +495,7 @@ def json_diff(
     skip_nulls: bool = False,
     compare_empty_containers: bool = False,
     threshold: float | None = None,
+    null_is_missing: bool = True,
 ) -> JsonMatchResult:
     """The share of ground-truth leaves the output matches (Agenta's JSON Diff Match).
 
@@ -411,6 +522,11 @@ def json_diff(
             `{"a": 1, "tags": []}` scores only `a`, and `{}` against anything scores 0.
         threshold: The score at or above which the pair passes. Default None, meaning 0.5;
             any number in [0, 1], including 0 and the integers 0 and 1.
+        null_is_missing: A null leaf and a missing one say the same: a null ground-truth leaf
+            the output lacks agrees, and an extra null output leaf is not counted (with
+            `penalize_extra_keys`), as `StructuredOutputSimilarity` judges a Pydantic
+            `model_dump()` output. Default True. False: a null leaf the output lacks is missed,
+            and an extra null leaf is invented.
 
     Returns:
         `score` in [0, 1] (0.0 and not passed when the key set is empty, as Agenta); `fields`
@@ -421,11 +537,16 @@ def json_diff(
         GroundTruthError: If the ground truth is not JSON, or (with `case_insensitive_keys`)
             has keys that differ only in case.
         ValueError: If `threshold` is not a number in [0, 1].
+
+    Notes:
+        A ground truth given as a list (not JSON text) is read as JSON; Agenta raises on it.
     """
     bar = check_threshold(threshold, 0.5)
     gt = read_expected(expected)
     read = read_output(actual)
     notes: list[str] = []
+    if isinstance(expected, list):
+        notes.append("ground truth given as a list is read as JSON (Agenta raises unless it is JSON text)")
     keep = compare_empty_containers
     g_flat, o_flat = flatten(gt, keep_empty=keep), (flatten(read.value, keep_empty=keep) if read.ok else {})
     names: dict[Steps, Steps] = {}
@@ -457,6 +578,7 @@ def json_diff(
         names=names,
         ambiguous=ambiguous,
         skip_nulls=skip_nulls,
+        null_is_missing=null_is_missing,
     )
     results = [item for _, item in pairs]
     by_top: dict[str, list[float]] = {}
@@ -469,9 +591,14 @@ def json_diff(
     if not read.ok:
         notes.append("non-JSON output scores 0 (Agenta raises an error)")
     elif read.how not in ("value", "model", "json"):
-        notes.append(f"output read as {read.how} (Agenta raises on anything but whole-text JSON)")
+        notes.append(f"output read as {_how(read)} (Agenta raises on anything but whole-text JSON)")
     if any(item.status == "match" and item.expected is None for item in results):
-        notes.append("null equals null (Agenta scores null leaves 0)")
+        also = (
+            " and a missing leaf"
+            if any(item.predicted is None and "missing" in item.reason for item in results)
+            else ""
+        )
+        notes.append(f"null equals null{also} (Agenta scores null leaves 0)")
     if keep and any(isinstance(value, (dict, list)) or () in g_flat for value in (*g_flat.values(), *o_flat.values())):
         notes.append("empty objects and arrays are compared as values (Agenta drops them)")
     if any(isinstance(step, str) and "." in step for key in g_flat for step in names.get(key, key)):
@@ -559,18 +686,24 @@ class ExactMatch(_JsonMatchEvaluator):
     Args:
         ignore_case: Compare strings case-insensitively. Default False.
         strip: Ignore leading and trailing whitespace of strings. Default False.
+        null_is_missing: Null-valued keys count as absent. Default True; see `exact_match`.
         name: Evaluator name in the report. Default None (the class name).
     """
 
     _kind = "exact_match"
 
-    def __init__(self, *, ignore_case: bool = False, strip: bool = False, name: str | None = None) -> None:
+    def __init__(
+        self, *, ignore_case: bool = False, strip: bool = False, null_is_missing: bool = True, name: str | None = None
+    ) -> None:
         super().__init__(name=name)
         self.ignore_case = ignore_case
         self.strip = strip
+        self.null_is_missing = null_is_missing
 
     def _score(self, actual: Any, expected: Any) -> JsonMatchResult:
-        return exact_match(actual, expected, ignore_case=self.ignore_case, strip=self.strip)
+        return exact_match(
+            actual, expected, ignore_case=self.ignore_case, strip=self.strip, null_is_missing=self.null_is_missing
+        )
 
 
 class ContainsJson(_JsonMatchEvaluator):
@@ -597,6 +730,7 @@ class JsonFieldMatch(_JsonMatchEvaluator):
         fields: The field paths (see `parse_field_path`).
         both_absent: `"skip"` (default), `"match"` or `"miss"`; see `json_field_match`.
         threshold: Aggregate needed to pass. Default None (1.0).
+        null_is_missing: Null and a missing field read alike. Default True; see `json_field_match`.
         name: Evaluator name in the report. Default None (the class name).
 
     Raises:
@@ -612,6 +746,7 @@ class JsonFieldMatch(_JsonMatchEvaluator):
         *,
         both_absent: BothAbsent = "skip",
         threshold: float | None = None,
+        null_is_missing: bool = True,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
@@ -621,10 +756,16 @@ class JsonFieldMatch(_JsonMatchEvaluator):
         self.fields = [path.text for path in self._paths]
         self.both_absent = both_absent
         self.threshold = threshold
+        self.null_is_missing = null_is_missing
 
     def _score(self, actual: Any, expected: Any) -> JsonMatchResult:
         return json_field_match(
-            actual, expected, fields=self._paths, both_absent=self.both_absent, threshold=self.threshold
+            actual,
+            expected,
+            fields=self._paths,
+            both_absent=self.both_absent,
+            threshold=self.threshold,
+            null_is_missing=self.null_is_missing,
         )
 
 
@@ -638,6 +779,7 @@ class JsonDiff(_JsonMatchEvaluator):
         skip_nulls: Leave out null ground-truth leaves. Default False.
         compare_empty_containers: Compare empty objects and arrays as leaves. Default False (Agenta).
         threshold: Score needed to pass. Default None (0.5).
+        null_is_missing: A null leaf and a missing one agree. Default True; see `json_diff`.
         name: Evaluator name in the report. Default None (the class name).
 
     Raises:
@@ -655,10 +797,12 @@ class JsonDiff(_JsonMatchEvaluator):
         skip_nulls: bool = False,
         compare_empty_containers: bool = False,
         threshold: float | None = None,
+        null_is_missing: bool = True,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
         check_threshold(threshold, 0.5)
+        self.null_is_missing = null_is_missing
         self.compare_empty_containers = compare_empty_containers
         self.compare_schema_only = compare_schema_only
         self.case_insensitive_keys = case_insensitive_keys
@@ -676,4 +820,5 @@ class JsonDiff(_JsonMatchEvaluator):
             skip_nulls=self.skip_nulls,
             compare_empty_containers=self.compare_empty_containers,
             threshold=self.threshold,
+            null_is_missing=self.null_is_missing,
         )

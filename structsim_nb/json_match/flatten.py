@@ -75,6 +75,7 @@ def compare_leaves(
     names: Mapping[Steps, Steps] | None = None,
     ambiguous: Mapping[Steps, list[Steps]] | None = None,
     skip_nulls: bool = False,
+    null_is_missing: bool = False,
 ) -> list[tuple[Steps, FieldResult]]:
     """Compare flattened leaves: every ground-truth leaf, plus the output's extra leaves when `extras`.
 
@@ -86,6 +87,8 @@ def compare_leaves(
         names: Leaf path to the path to show (the original spelling of case-folded keys).
         ambiguous: Output leaves whose keys folded together (`fold_keys`); they score 0.
         skip_nulls: Leave out null ground-truth leaves (and null extra leaves). Default False.
+        null_is_missing: A null leaf and a missing one say the same: a null ground-truth leaf
+            the output lacks is a match, and a null extra leaf is not reported. Default False.
 
     Returns:
         `(leaf path, FieldResult)` pairs, ground-truth leaves first. A leaf the output holds a
@@ -119,6 +122,8 @@ def compare_leaves(
                 render_path(steps[len(key) :]): value for steps, value in out.items() if steps[: len(key)] == key
             }
             status, reason = "wrong", f"expected {short(expected)}, got a non-empty container"
+        elif null_is_missing and expected is None:
+            status, predicted, reason = "match", None, "no value on either side (null, and missing from the output)"
         else:
             status, predicted, reason = "missed", None, "missing from the output"
         score = 1.0 if status == "match" else 0.0
@@ -127,7 +132,7 @@ def compare_leaves(
         for key, predicted in out.items():
             if key in gt or key in gt_parents or any(key[:cut] in gt for cut in range(len(key))):
                 continue
-            if skip_nulls and predicted is None:
+            if (skip_nulls or null_is_missing) and predicted is None:
                 continue
             path = render_path(names.get(key, key))
             results.append((key, FieldResult(path, "invented", 0.0, None, predicted, "not in the ground truth")))

@@ -24,7 +24,7 @@ from strands.agent.agent_result import AgentResult
 from ..answers import parse_answer
 from ..errors import GroundTruthError
 
-__all__ = ["JsonRead", "json_type", "read_expected", "read_output", "read_text", "same_value"]
+__all__ = ["JsonRead", "drop_nulls", "json_type", "read_expected", "read_output", "read_text", "same_value"]
 
 
 def same_value(expected: Any, predicted: Any, *, ignore_case: bool = False, strip: bool = False) -> bool:
@@ -69,6 +69,24 @@ def same_value(expected: Any, predicted: Any, *, ignore_case: bool = False, stri
     if expected is None or predicted is None:
         return expected is None and predicted is None
     return False
+
+
+def drop_nulls(value: Any) -> Any:
+    """`value` with every null-valued object key removed, at any depth (list items stay in place).
+
+    The reading `null_is_missing=True` gives a side: a key whose value is null says the same as
+    a key that is absent, as `StructuredOutputSimilarity` (and Pydantic's `model_dump()`, which
+    writes `None` for every unset optional field) reads it.
+
+    Examples:
+        >>> drop_nulls({"a": 1, "b": None, "c": [None, {"d": None}]})
+        {'a': 1, 'c': [None, {}]}
+    """
+    if isinstance(value, dict):
+        return {key: drop_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [drop_nulls(item) for item in value]
+    return value
 
 
 def json_type(value: Any) -> str:

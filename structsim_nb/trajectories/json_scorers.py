@@ -4,8 +4,8 @@ Module-level functions with the `structsim_nb.trajectories.scorers.Scorer` signa
 no state); they register themselves under `SCORER_NAMES` when this module is imported (the
 package's `__init__` does, so the dependency runs one way: adapters -> registry). Options arrive
 as plain strings, numbers and lists from the command line: `fields`, `threshold`, `both_absent`, `compare_schema_only`,
-`case_insensitive_keys`, `penalize_extra_keys`, `skip_nulls`, `compare_empty_containers`, `ignore_case`,
-`strip`.
+`case_insensitive_keys`, `penalize_extra_keys`, `skip_nulls`, `compare_empty_containers`, `null_is_missing`,
+`ignore_case`, `strip`.
 """
 
 from __future__ import annotations
@@ -88,7 +88,11 @@ def score_exact_match(
 ) -> Any:
     """The `exact_match` scorer: `exact_match(answer, gold)`; a JSON gold is compared as a value."""
     result = exact_match(
-        answer, _gold(gold), ignore_case=bool(options.get("ignore_case")), strip=bool(options.get("strip"))
+        answer,
+        _gold(gold),
+        ignore_case=bool(options.get("ignore_case")),
+        strip=bool(options.get("strip")),
+        null_is_missing=bool(options.get("null_is_missing", True)),
     )
     return _result("exact_match", result)
 
@@ -114,6 +118,7 @@ def score_json_field_match(
         fields=_fields_option(options),
         both_absent=options.get("both_absent", "skip"),
         threshold=options.get("threshold"),
+        null_is_missing=bool(options.get("null_is_missing", True)),
     )
     return _result("json_field_match", result)
 
@@ -135,6 +140,7 @@ def score_json_diff(
         skip_nulls=bool(options.get("skip_nulls")),
         compare_empty_containers=bool(options.get("compare_empty_containers")),
         threshold=options.get("threshold"),
+        null_is_missing=bool(options.get("null_is_missing", True)),
     )
     return _result("json_diff", result)
 

@@ -88,3 +88,19 @@ def test_committed_tree(tmp_path, capsys):
     aggregate = json.loads((tmp_path / "_aggregate.json").read_text())
     assert aggregate["scorer"] == "json_diff" and aggregate["results"]
     assert "scored with json_diff" in capsys.readouterr().out
+
+
+def test_null_is_a_value_restores_the_strict_reading(tmp_path, capsys):
+    trajectories, scenarios = tmp_path / "trajectories", tmp_path / "scenarios"
+    trajectories.mkdir()
+    (scenarios / "scenario_1").mkdir(parents=True)
+    answer = json.dumps({"name": "Ada", "email": None})  # a Pydantic model_dump() of an unset optional field
+    (trajectories / "1.json").write_text(json.dumps({"run_id": "1", "scenario_id": "1", "answer": answer}))
+    (scenarios / "scenario_1" / "groundtruth.txt").write_text(json.dumps({"name": "Ada"}))
+    argv = ["evaluate", "--trajectories", str(trajectories), "--scenarios", str(scenarios), "--no-progress"]
+    argv += ["--scorer", "json_field_match", "--fields", "name", "email"]
+    assert main([*argv, "--reports-dir", str(tmp_path / "lenient")]) == 0
+    assert main([*argv, "--reports-dir", str(tmp_path / "strict"), "--null-is-a-value"]) == EXIT_FAILURES
+    strict = json.loads((tmp_path / "strict" / "1.json").read_text())["score"]
+    assert strict["details"]["field_scores"] == {"name": 1.0, "email": 0.0}
+    capsys.readouterr()

@@ -9,13 +9,15 @@ import pytest
 from pydantic import ValidationError
 
 from structsim_nb import StructuredOutputSimilarity
-from structsim_nb.fcc.loader import SAMPLE_PATH
+from structsim_nb.fcc.data.build_sample import IDS, ROWS
 from structsim_nb.fcc.models import FCCInvoice, FCCInvoiceTuned, FCCLineItem, parse_amount, parse_date
+
+IMPOSSIBLE_DAY, PRINTED_RANGE = IDS[3], IDS[6]
 
 
 def _sample_labels() -> dict[str, dict]:
-    lines = SAMPLE_PATH.read_text(encoding="utf-8").splitlines()
-    return {row["id"]: json.loads(row["json_response"]) for row in map(json.loads, lines)}
+    """The sample's labels as the hub holds them: floats, printed dates, `LineItems` null on a summary."""
+    return {row_id: json.loads(json.dumps(label)) for row_id, (_, _, label) in zip(IDS, ROWS, strict=True)}
 
 
 class TestParseAmount:
@@ -44,14 +46,26 @@ class TestParseAmount:
 
 
 class TestParseDate:
-    @pytest.mark.parametrize("text", ["10/03/16", "10/03/2016", "2016-10-03", "Oct 3, 2016", "October 3, 2016"])
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "10/03/16",
+            "10/03/2016",
+            "2016-10-03",
+            "Oct 3, 2016",
+            "October 3, 2016",
+            "OCT 03 16",
+            "Oct 3 2016",
+            "10.03.16",
+        ],
+    )
     def test_every_layout_gives_the_same_day(self, text: str) -> None:
         assert parse_date(text) == datetime.date(2016, 10, 3)
 
     def test_a_datetime_is_cut_to_its_day(self) -> None:
         assert parse_date(datetime.datetime(2016, 10, 3, 18, 30)) == datetime.date(2016, 10, 3)
 
-    @pytest.mark.parametrize("text", ["09/31/16", "next Tuesday", "2016/13/01"])
+    @pytest.mark.parametrize("text", ["09/31/16", "next Tuesday", "2016/13/01", "10/03/16 - 10/09/16"])
     def test_refuses_what_is_not_a_real_day(self, text: str) -> None:
         with pytest.raises(ValueError, match="a date must be a real day"):
             parse_date(text)
@@ -60,13 +74,20 @@ class TestParseDate:
 class TestPlainModels:
     def test_every_valid_sample_label_validates(self) -> None:
         labels = _sample_labels()
-        valid = {key: FCCInvoice.model_validate(label) for key, label in labels.items() if key != "fcc-sample-004"}
-        assert len(valid) == 7
+        odd = (IMPOSSIBLE_DAY, PRINTED_RANGE)
+        valid = {key: FCCInvoice.model_validate(label) for key, label in labels.items() if key not in odd}
+        assert len(valid) == 6
         assert all(isinstance(item.LineItemStartDate, datetime.date) for v in valid.values() for item in v.LineItems)
 
-    def test_the_broken_sample_label_does_not(self) -> None:
+    def test_the_odd_sample_labels_do_not(self) -> None:
         with pytest.raises(ValidationError, match="LineItemEndDate"):
-            FCCInvoice.model_validate(_sample_labels()["fcc-sample-004"])
+            FCCInvoice.model_validate(_sample_labels()[IMPOSSIBLE_DAY])
+        with pytest.raises(ValidationError, match="11/05/16 - 11/06/16"):
+            FCCInvoice.model_validate(_sample_labels()[PRINTED_RANGE])
+
+    def test_null_line_items_are_no_lines(self) -> None:
+        assert FCCInvoice.model_validate({"LineItems": None}).LineItems == []
+        assert FCCInvoiceTuned.model_validate({"LineItems": None}).LineItems == []
 
     def test_every_field_is_optional(self) -> None:
         blank = FCCInvoice()
@@ -85,14 +106,14 @@ class TestPlainModels:
 class TestTunedModels:
     def test_every_valid_sample_label_validates_with_dates_as_printed(self) -> None:
         labels = _sample_labels()
-        tuned = FCCInvoiceTuned.model_validate(labels["fcc-sample-001"])
+        tuned = FCCInvoiceTuned.model_validate(labels[IDS[0]])
         assert tuned.LineItems[0].LineItemStartDate == "10/03/16"
         assert tuned.GrossTotal == 7150.0
         for label in labels.values():
-            FCCInvoiceTuned.model_validate(label)  # dates stay text, so even 004 validates here
+            FCCInvoiceTuned.model_validate(label)  # dates stay text, so even the odd ones validate here
 
     def test_a_plain_label_converts(self) -> None:
-        plain = FCCInvoice.model_validate(_sample_labels()["fcc-sample-001"])
+        plain = FCCInvoice.model_validate(_sample_labels()[IDS[0]])
         tuned = FCCInvoiceTuned.model_validate(plain.model_dump())
         assert tuned.LineItems[0].LineItemStartDate == "2016-10-03"
 
@@ -102,7 +123,7 @@ class TestTunedModels:
         assert set(table["source"]) == {"explicit"}
 
     def test_same_date_in_another_format_matches(self) -> None:
-        label = _sample_labels()["fcc-sample-001"]
+        label = _sample_labels()[IDS[0]]
         iso = json.loads(json.dumps(label))
         for item in iso["LineItems"]:
             for key in ("LineItemStartDate", "LineItemEndDate"):

@@ -14,8 +14,6 @@ from structsim_nb.fcc.loader import FCCDocument, fcc_cases
 from structsim_nb.fcc.models import FCCInvoice
 from structsim_nb.fcc.run import Mode, choose_mode
 
-SAMPLE_IDS = [f"fcc-sample-{n:03d}" for n in range(1, 9)]
-
 
 class TestChooseMode:
     @pytest.fixture
@@ -252,7 +250,7 @@ class TestOpenFccModel:
                 report_cls=StructuredOutputReport,
             )
             report = experiment.run_evaluations(extract)
-        assert list(failures) == ["fcc-sample-001"] and "ExpiredTokenException" in failures["fcc-sample-001"]
+        assert list(failures) == [docs[0].id] and "ExpiredTokenException" in failures[docs[0].id]
         table = report.cases_frame()
         assert table["status"].tolist() == ["unreadable", "scored"] and table["score"].tolist() == [0.0, 1.0]
 

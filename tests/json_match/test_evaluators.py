@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from pydantic import BaseModel
@@ -78,13 +79,40 @@ class TestFieldMatch:
         assert (result.score, result.passed, result.field_scores) == (0.0, False, {})
         assert "nothing was scored" in result.reason
 
-    def test_null_is_not_missing(self):
-        result = json_field_match({}, {"a": None}, fields=["a"])
+    def test_null_reads_as_missing_by_default(self):
+        for out, gt in (({}, {"a": None}), ({"a": None}, {}), ({"a": None}, {"a": None})):
+            result = json_field_match(out, gt, fields=["a"])
+            assert (result.fields[0].status, result.score, result.passed) == ("match", 1.0, True)
+            assert "no value on either side" in result.fields[0].reason
+            assert "Agenta" not in result.reason  # Agenta scores 1.0 too: None == None
+
+    def test_null_is_a_value_with_null_is_missing_false(self):
+        result = json_field_match({}, {"a": None}, fields=["a"], null_is_missing=False)
         assert result.fields[0].status == "missed"
-        assert "Agenta scores 1.0" in result.reason
-        assert json_field_match({"a": None}, {"a": None}, fields=["a"]).score == 1.0
-        invented = json_field_match({"a": None}, {}, fields=["a"])
+        assert "null_is_missing=False (Agenta scores 1.0)" in result.reason
+        assert json_field_match({"a": None}, {"a": None}, fields=["a"], null_is_missing=False).score == 1.0
+        invented = json_field_match({"a": None}, {}, fields=["a"], null_is_missing=False)
         assert invented.fields[0].status == "invented" and invented.score == 0.0
+
+    def test_a_pydantic_output_and_its_ground_truth_are_judged_as_the_similarity_evaluator_judges_them(self):
+        class Contact(BaseModel):
+            name: str
+            email: str | None = None
+            phone: str | None = None
+
+        output, truth = Contact(name="A"), {"name": "A"}
+        similarity = _row(StructuredOutputSimilarity(Contact), output, truth)
+        assert (similarity.score, similarity.test_pass) == (1.0, True)
+        for evaluator in (JsonFieldMatch(["name", "email", "phone"]), JsonDiff(penalize_extra_keys=True), ExactMatch()):
+            row = _row(evaluator, output, truth)
+            assert (row.score, row.test_pass) == (1.0, True), (type(evaluator).__name__, row.reason)
+        strict = [
+            JsonFieldMatch(["name", "email"], null_is_missing=False),
+            JsonDiff(penalize_extra_keys=True, null_is_missing=False),
+            ExactMatch(null_is_missing=False),
+        ]
+        for evaluator in strict:
+            assert not _row(evaluator, output, truth).test_pass, type(evaluator).__name__
 
     def test_bool_is_not_a_number(self):
         result = json_field_match({"a": 1}, {"a": True}, fields=["a"])
@@ -325,7 +353,8 @@ class TestContainsJson:
             ("{}", True, None),
             ('[{"a":1}]', True, None),
             ('{"a": NaN}', True, None),
-            ('{"a": 1', False, None),
+            ('{"a": 1', False, "was cut off (truncated JSON) and repaired"),
+            ('{"a": 1, "b": [2', False, 'reads as {"a": 1, "b": [2]}'),
             ("{'a': 1}", False, None),
             ("The answer is 34.", False, None),
             ("nothing here", False, None),
@@ -437,3 +466,191 @@ def test_public_names():
     for name in ("ContainsJson", "ExactMatch", "JsonDiff", "JsonFieldMatch", "contains_json", "exact_match"):
         assert name in structsim_nb.__all__ and hasattr(structsim_nb, name)
     assert {"json_diff", "json_field_match"} <= set(structsim_nb.__all__)
+
+
+# -- every reason tells the truth about Agenta ----------------------------------------------
+
+
+def agenta_resolve(expr, data):
+    """Agenta's `resolve_any` for dot notation and JSON Pointer, from the reference notes (section 4.1)."""
+    if expr.startswith("/"):
+        current = data
+        for token in expr[1:].split("/"):
+            token = token.replace("~1", "/").replace("~0", "~")
+            if isinstance(current, list) and token.isdigit() and int(token) < len(current):
+                current = current[int(token)]
+            elif isinstance(current, dict) and token in current:
+                current = current[token]
+            else:
+                return None
+        return current
+    if not expr or "[" in expr or "]" in expr:
+        return None
+    if isinstance(data, dict) and expr in data:
+        return data[expr]
+    current = data
+    for token in [part for part in expr.split(".") if part]:
+        if isinstance(current, list) and token.isdigit():
+            if int(token) >= len(current):
+                return None
+            current = current[int(token)]
+        elif isinstance(current, dict) and token in current:
+            current = current[token]
+        else:
+            return None
+    return current
+
+
+def agenta_multi_field(out, gt, fields):
+    """Agenta's `json_multi_field_match_v0` scores per field; None where it raises (section 4)."""
+    if isinstance(gt, str):
+        gt = json.loads(gt)
+    elif not isinstance(gt, dict):
+        return None
+    if isinstance(out, BaseModel):
+        out = out.model_dump(mode="json")
+    if isinstance(out, str):
+        try:
+            out = json.loads(out)
+        except ValueError:
+            return dict.fromkeys(fields, 0.0)
+    if not isinstance(out, dict):
+        return dict.fromkeys(fields, 0.0)
+    return {f: 1.0 if agenta_resolve(f, gt) == agenta_resolve(f, out) else 0.0 for f in fields}
+
+
+PROMISE_FIELDS = [
+    "name",
+    "email",
+    "address.city",
+    "items[0].name",
+    "items.0.name",
+    "items.-1.name",
+    "items[-1].name",
+    "items.5",
+    "a.b",
+    '["a.b"]',
+    "/items/0/name",
+    "/address/city",
+    "nowhere",
+    "flag",
+]
+PROMISE_TRUTHS = [
+    {"name": "A", "email": None, "address": {"city": "X"}, "items": [{"name": "i"}, {"name": "j"}], "flag": True},
+    {"name": "A", "items": [{"name": "i"}], "a.b": 1, "a": {"b": 2}, "flag": 1},
+    json.dumps({"name": "A", "address": {"city": "Y"}, "items": []}),
+]
+PROMISE_OUTPUTS = [
+    {"name": "A", "email": None, "address": {"city": "X"}, "items": [{"name": "i"}, {"name": "k"}], "flag": 1},
+    {"name": "B", "items": [{"name": "i"}], "a.b": 1, "a": {"b": 3}, "flag": True, "email": "e"},
+    {"name": "A"},
+    {},
+    "not json at all",
+    '```json\n{"name": "A"}\n```',
+    [{"name": "A"}],
+    json.dumps({"name": "A", "address": {"city": "Y"}, "items": [], "email": None}),
+]
+
+
+class TestReasonsTellTheTruth:
+    """Every multi-field row states each difference from Agenta that changed a field, and no false one."""
+
+    @pytest.mark.parametrize("null_is_missing", [True, False])
+    @pytest.mark.parametrize("gt", PROMISE_TRUTHS, ids=["truth-0", "truth-1", "truth-text"])
+    @pytest.mark.parametrize("out", PROMISE_OUTPUTS, ids=lambda out: str(out)[:12])
+    def test_every_difference_from_agenta_is_stated(self, out, gt, null_is_missing):
+        result = json_field_match(out, gt, fields=PROMISE_FIELDS, null_is_missing=null_is_missing)
+        theirs = agenta_multi_field(out, gt, PROMISE_FIELDS)
+        everything = ("Agenta scores every field 0", "Agenta reads only whole-text JSON", "Agenta raises")
+        for item in result.fields:
+            if item.score == theirs[item.path]:
+                continue
+            assert item.path in result.reason or any(text in result.reason for text in everything), (
+                item.path,
+                item.score,
+                theirs[item.path],
+                result.reason,
+            )
+        for note in result.notes:
+            claimed = re.match(r"(?P<path>.+?): .*Agenta scores (?P<score>[01](?:\.0)?)\b", note)
+            if claimed and claimed["path"] in theirs:
+                assert float(claimed["score"]) == theirs[claimed["path"]], note
+
+    def test_bracket_paths_are_named_when_they_change_the_score(self):
+        gt = {"items": [{"name": "i"}]}
+        result = json_field_match({"items": [{"name": "k"}]}, gt, fields=["items[0].name", "items.0.name"])
+        assert result.field_scores == {"items[0].name": 0.0, "items.0.name": 0.0}
+        (note,) = [note for note in result.notes if note.startswith("items[0].name")]
+        assert note == (
+            "items[0].name: Agenta scores 1.0, 0.0 here (its dot paths read no brackets, so the path resolves "
+            "on neither side and None == None)"
+        )
+        assert not any(note.startswith("items.0.name") for note in result.notes)
+
+    def test_output_that_is_not_json_scores_every_field_zero_as_agenta(self):
+        result = json_field_match("I could not find it", {"name": "A"}, fields=["name", "email", "nowhere"])
+        assert result.field_scores == {"name": 0.0, "email": 0.0, "nowhere": 0.0}
+        assert [item.status for item in result.fields] == ["missed", "absent", "absent"]
+        assert result.error == "unreadable" and not result.passed
+        assert "Agenta scores 1" not in result.reason and result.notes == ()
+
+    def test_a_ground_truth_given_as_a_list_is_read_and_said_so(self):
+        result = json_field_match([{"a": 1}], [{"a": 1}], fields=["0.a"])
+        assert result.score == 1.0
+        assert "ground truth given as a list is read as JSON (Agenta raises unless it is JSON text)" in result.reason
+        as_text = json_field_match([{"a": 1}], json.dumps([{"a": 1}]), fields=["0.a"])
+        assert "Agenta raises" not in as_text.reason
+        diff = json_diff([1, 2], [1, 2])
+        assert "Agenta raises unless it is JSON text" in diff.reason
+
+    @pytest.mark.parametrize(
+        ("actual", "expected"),
+        [
+            ({"a": 1, "b": None}, {"a": 1}),
+            ({"a": 1.0}, {"a": 1}),
+            ({"a": 1}, {"a": 1}),
+            ('{"a": 1}', {"a": 1}),
+            ({"a": 1}, '{"a": 1}'),
+            ([1, 2], [1, 2]),
+            (3, 3.0),
+            ("Paris", "Paris"),
+            ({"a": True}, {"a": 1}),
+            ({"a": [None]}, {"a": []}),
+        ],
+    )
+    @pytest.mark.parametrize("null_is_missing", [True, False])
+    def test_exact_match_notes_every_difference_truthfully(self, actual, expected, null_is_missing):
+        result = exact_match(actual, expected, null_is_missing=null_is_missing)
+        if isinstance(actual, str) and isinstance(expected, str):
+            theirs = actual == expected
+        elif isinstance(actual, dict) and isinstance(expected, dict):
+            theirs = json.dumps(actual, sort_keys=True) == json.dumps(expected, sort_keys=True)
+        else:
+            theirs = False
+        assert bool(result.notes) == (theirs != result.passed), result.reason
+        for note in result.notes:
+            assert f"Agenta scores {theirs}" in note or f"Agenta compares exactly: {theirs}" in note
+
+    def test_exact_match_on_a_pydantic_output(self):
+        class Contact(BaseModel):
+            name: str
+            email: str | None = None
+
+        result = exact_match(Contact(name="A"), {"name": "A"})
+        assert result.passed
+        assert "a Pydantic model compared as values (Agenta scores False unless both are str or both dict)" in (
+            result.reason
+        )
+        assert not exact_match(Contact(name="A"), {"name": "A"}, null_is_missing=False).passed
+        nulls = exact_match({"a": 1, "b": None}, {"a": 1})
+        assert nulls.passed and "null-valued keys read as absent" in nulls.reason
+
+    def test_a_truncated_output_is_read_repaired_and_said_so(self):
+        cut = '{"name": "Ada", "email": "a@b'
+        result = json_field_match(cut, {"name": "Ada", "email": "a@b.c"}, fields=["name", "email"])
+        assert result.field_scores == {"name": 1.0, "email": 0.0}
+        assert "output read as repaired (the answer was cut off (truncated JSON) and repaired: cut inside the " in (
+            result.reason
+        )
+        assert "Python ==" not in result.reason  # Agenta's 0 on every field is stated once, with its real cause
+        assert "cut inside the string value of 'email'" in json_diff(cut, {"name": "Ada"}).reason
