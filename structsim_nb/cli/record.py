@@ -128,7 +128,10 @@ def add_parsers(commands: Any) -> None:
         "--model-id", default=None, help="Bedrock model id (default: $STRUCTSIM_NB_FCC_MODEL_ID, else Claude Haiku 4.5)"
     )
     record_fcc.add_argument(
-        "--source", default="sample", help="'sample' (bundled, default), 'hub' (the real dataset) or a JSON Lines path"
+        "--source",
+        default="sample",
+        help="'sample' (bundled, default), 'hub' (the real dataset), or a local file or snapshot folder "
+        "(Parquet, JSON Lines, JSON, CSV; see load_fcc)",
     )
     record_fcc.add_argument("--n-docs", type=int, default=None, help="record at most this many documents")
     record_fcc.add_argument("--max-line-items", type=int, default=None, help="skip documents with more line items")

@@ -170,7 +170,7 @@ class RunSettings:
     """What a notebook run loads and which model it calls; replay reads them back from `recording_path("settings")`.
 
     Attributes:
-        source: `"sample"`, `"hub"` or a JSON Lines path (see `load_fcc`).
+        source: `"sample"`, `"hub"`, or a local file or snapshot folder in any form `load_fcc` reads.
         n_docs, max_line_items, max_text_chars: The `load_fcc` options; None means no cap.
         model_id: The Bedrock model id.
     """
