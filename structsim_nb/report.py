@@ -14,7 +14,7 @@ import logging
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from pydantic import ValidationError
@@ -26,6 +26,9 @@ from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationOutput
 from . import frames
 from ._io import write_text_atomic
 from .errors import ReportFileError
+
+if TYPE_CHECKING:
+    from .plot import ReportPlots
 
 logger = logging.getLogger(__name__)
 
@@ -216,6 +219,30 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
             "passed": int(table["test_pass"].sum()),
             "overall_score": float(overall),
         }
+
+    def similarity_evaluators(self) -> set[str]:
+        """The names of the evaluators whose rows `StructuredOutputSimilarity` scored (ours or upstream).
+
+        Unreadable, error and not-applicable rows carry no marker, so an evaluator is named here
+        once one of its rows was scored; the pass-rule what-if (`structsim_nb.whatif`) needs one.
+        """
+        return {
+            str(case.get("evaluator"))
+            for case, row in self._rows(None)
+            if (row.metadata or {}).get("evaluated_by") == _MARKER
+        }
+
+    # -- pictures ---------------------------------------------------------------------
+
+    @property
+    def plot(self) -> ReportPlots:
+        """The report's charts, as `report.plot.fields()`, `.scores()`, `.precision_recall()`, `.threshold()`.
+
+        Each returns the matplotlib `Axes` it drew on; see `structsim_nb.plot`.
+        """
+        from .plot import ReportPlots
+
+        return ReportPlots(self)
 
     # -- rendering --------------------------------------------------------------------
 
