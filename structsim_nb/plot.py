@@ -49,6 +49,7 @@ __all__ = [
     "ReportPlots",
     "fields",
     "figure_png",
+    "figure_svg",
     "forest",
     "precision_recall",
     "scores",
@@ -121,6 +122,24 @@ def figure_png(figure: Figure, *, scale: float = 2.0) -> tuple[bytes, dict[str, 
     """
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100 * scale, facecolor="white")
+    width, height = figure.get_size_inches()
+    return buffer.getvalue(), {"width": round(width * 100), "height": round(height * 100)}
+
+
+def figure_svg(figure: Figure) -> tuple[bytes, dict[str, int]]:
+    """A figure as SVG with its text kept as text (`svg.fonttype: none`), and the size to show it at.
+
+    About a third of the size of a sharp PNG, and crisp at any zoom: the report page uses it. Text is
+    drawn in the reader's sans-serif font when DejaVu Sans (matplotlib's) is not installed.
+
+    Returns:
+        `(svg, {"width": w, "height": h})`, the size in CSS pixels (the figure's inches times 100).
+    """
+    import matplotlib
+
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "structsim-nb"}):
+        figure.savefig(buffer, format="svg", facecolor="white", metadata={"Date": None})
     width, height = figure.get_size_inches()
     return buffer.getvalue(), {"width": round(width * 100), "height": round(height * 100)}
 
@@ -293,7 +312,7 @@ def scores(
     cases = data if isinstance(data, pd.DataFrame) else data.cases_frame(evaluator=evaluator)
     groups = _score_groups(cases)
     if ax is None:
-        ax = _new_axes(7.0, 3.6)
+        ax = _new_axes(5.9, 3.4)
     edges = [index / bins for index in range(bins + 1)]
     bottom = np.zeros(bins)
     for name, values in groups.items():
@@ -331,11 +350,16 @@ def scores(
     ax.set_xlim(0, 1)
     ax.set_xlabel("case score")
     ax.set_ylabel("cases")
+    ax.yaxis.set_major_locator(_integer_locator())
     shown = sum(len(values) for values in groups.values())
     ax.set_title(f"Score distribution ({shown} cases)", loc="left", fontsize=11)
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
+
+
+#: How far above (precision) and below (recall) its row each dot sits, so equal values both show.
+PR_OFFSET = 0.14
 
 
 def precision_recall(
@@ -361,8 +385,8 @@ def precision_recall(
             stay apart. Default True. False: 0 to 1.
 
     Returns:
-        The `Axes`. Two point collections labelled `precision` and `recall`; the y position of a
-        field is its row number in the frame (0 at the top).
+        The `Axes`. Two point collections labelled `precision` and `recall`; a field's row is its
+        position in the frame (0 at the top), precision drawn `PR_OFFSET` above it and recall below.
     """
     frame = _fields_frame(data, evaluator)
     if top is not None:
@@ -370,7 +394,7 @@ def precision_recall(
     if frame.empty:
         raise ValueError("there are no field rows to draw; the report scored no fields")
     if ax is None:
-        ax = _new_axes(7.0, 1.3 + 0.3 * len(frame))
+        ax = _new_axes(5.9, 1.3 + 0.3 * len(frame))
     known_values = pd.concat([frame["precision"], frame["recall"]]).astype(float).dropna()
     low = 0.0
     if zoom and len(known_values):
@@ -379,7 +403,7 @@ def precision_recall(
     for position, (p, r) in enumerate(zip(frame["precision"], frame["recall"], strict=True)):
         known = [v for v in (p, r) if not pd.isna(v)]
         if len(known) == 2:
-            ax.plot([p, r], [position, position], color="#BBBBBB", linewidth=1.5, zorder=1)
+            ax.plot([p, r], [position - PR_OFFSET, position + PR_OFFSET], color="#BBBBBB", linewidth=1.5, zorder=1)
         if not known:
             ax.text(
                 (low + 1.0) / 2,
@@ -390,12 +414,12 @@ def precision_recall(
                 fontsize=8,
                 color="#666666",
             )
-    for name, marker in (("precision", "o"), ("recall", "s")):
+    for name, marker, shift in (("precision", "o", -PR_OFFSET), ("recall", "s", PR_OFFSET)):
         values = frame[name].astype(float)
         shown = values.notna()
         ax.scatter(
             values[shown],
-            [p for p, s in zip(positions, shown, strict=True) if s],
+            [p + shift for p, s in zip(positions, shown, strict=True) if s],
             marker=marker,
             s=36,
             color=COLOURS[name],
@@ -409,7 +433,7 @@ def precision_recall(
     ax.invert_yaxis()
     pad = (1.0 - low) * 0.02
     ax.set_xlim(low - pad, 1.0 + pad)
-    ax.set_xlabel("precision: invented and wrong values lower it · recall: missed values lower it")
+    ax.set_xlabel("precision: lowered by invented and wrong values\nrecall: lowered by missed values")
     ax.set_title("Precision and recall per field", loc="left", fontsize=11, pad=22)
     _group_rules(ax, frame)
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=8, frameon=False, ncols=2, borderaxespad=0.2)
@@ -456,7 +480,7 @@ def threshold(
     applicable = cases[cases["status"].isin(whatif.APPLICABLE)]
     recorded = float(applicable["test_pass"].astype(bool).mean()) if len(applicable) else math.nan
     if ax is None:
-        ax = _new_axes(7.0, 3.6)
+        ax = _new_axes(5.9, 3.4)
     # A case passes at t when its score is at least t: the rate holds from one grid point to the next.
     ax.plot(
         rates["threshold"],
@@ -498,6 +522,12 @@ def threshold(
     ax.grid(color="#EEEEEE")
     ax.spines[["top", "right"]].set_visible(False)
     return ax
+
+
+def _integer_locator() -> Any:
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)
 
 
 def _percent_formatter() -> Any:
