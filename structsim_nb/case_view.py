@@ -11,7 +11,7 @@ first, then the most non-matches, then report order.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from .report import StructuredOutputReport
 
-__all__ = ["CaseDetail", "case_details", "field_of", "ranked_cases"]
+__all__ = ["CaseDetail", "case_details", "field_of", "non_match_rows", "ranked_cases"]
 
 #: Rank of each outcome in the worst-first order.
 _RANK = {"error": 0, "unreadable": 1, "failed": 2, "passed": 3, "not applicable": 4}
@@ -77,32 +77,53 @@ def _pairs(report: StructuredOutputReport) -> Iterator[tuple[Mapping[str, Any], 
             yield case, row
 
 
-def case_details(report: StructuredOutputReport) -> list[CaseDetail]:
-    """One `CaseDetail` per row of `report.cases_frame()`, in the same order."""
+def _detail(position: int, case: Mapping[str, Any], row: EvaluationOutput, status: str) -> CaseDetail:
+    metadata = row.metadata or {}
+    records = list(metadata.get("non_matches") or [])
+    truth = as_document(case.get("expected_output"))
+    prediction = as_document(case.get("actual_output"))
+    return CaseDetail(
+        row=position,
+        case=str(case.get("name")),
+        evaluator=str(case.get("evaluator")),
+        status=status,
+        passed=bool(row.test_pass),
+        score=float(row.score),
+        reason=row.reason,
+        truth=truth,
+        prediction=prediction,
+        marks=case_marks(records, truth, prediction),
+        non_matches=records,
+        field_scores={str(k): float(v) for k, v in (metadata.get("field_scores") or {}).items()},
+    )
+
+
+def case_details(report: StructuredOutputReport, rows: Sequence[int] | None = None) -> list[CaseDetail]:
+    """One `CaseDetail` per row of `report.cases_frame()`, in its order; or only for the positions in `rows`.
+
+    Args:
+        report: The report.
+        rows: Positions in `cases_frame()` to build, in the order wanted. Default None: every row.
+    """
     statuses = report.cases_frame()["status"].tolist()
-    details = []
-    for position, ((case, row), status) in enumerate(zip(_pairs(report), statuses, strict=True)):
-        metadata = row.metadata or {}
-        records = list(metadata.get("non_matches") or [])
-        truth = as_document(case.get("expected_output"))
-        prediction = as_document(case.get("actual_output"))
-        details.append(
-            CaseDetail(
-                row=position,
-                case=str(case.get("name")),
-                evaluator=str(case.get("evaluator")),
-                status=status,
-                passed=bool(row.test_pass),
-                score=float(row.score),
-                reason=row.reason,
-                truth=truth,
-                prediction=prediction,
-                marks=case_marks(records, truth, prediction),
-                non_matches=records,
-                field_scores={str(k): float(v) for k, v in (metadata.get("field_scores") or {}).items()},
-            )
-        )
-    return details
+    pairs = list(_pairs(report))
+    positions = range(len(pairs)) if rows is None else rows
+    return [_detail(position, *pairs[position], statuses[position]) for position in positions]
+
+
+def non_match_rows(report: StructuredOutputReport) -> pd.DataFrame:
+    """Every non-match with the `cases_frame()` position of its row: `row`, `path`, `field`, `kind`, values.
+
+    Unlike `report.non_matches_frame()`, a row here points at one report row even when case names
+    repeat, and rows that carry no records are simply absent (no error).
+    """
+    records = [
+        {"row": position, "case": case.get("name"), **record, "field": field_of(str(record.get("path", "")))}
+        for position, (case, row) in enumerate(_pairs(report))
+        for record in (row.metadata or {}).get("non_matches") or []
+    ]
+    columns = ["row", "case", "path", "field", "kind", "expected", "predicted", "similarity", "reason"]
+    return pd.DataFrame.from_records([{c: r.get(c) for c in columns} for r in records], columns=columns)
 
 
 def _outcome(status: str, passed: bool) -> str:

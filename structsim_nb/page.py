@@ -44,6 +44,7 @@ __all__ = [
     "score_colour",
     "section",
     "static_table",
+    "stylesheet",
     "table",
     "tiles",
 ]
@@ -108,6 +109,11 @@ class Tile:
 @cache
 def _asset(name: str) -> str:
     return resources.files("structsim_nb").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
+
+
+def stylesheet() -> str:
+    """The page's CSS (every rule scoped under `.ss`), for a widget or a notebook output to include."""
+    return _asset("page.css")
 
 
 def jsonable(value: Any) -> Any:
@@ -347,6 +353,8 @@ def json_html(value: Any, marks: Mapping[str, str] | None = None) -> str:
     def scalar(item: Any) -> str:
         if item is None:
             return "<span class='z'>null</span>"
+        if isinstance(item, float) and item.is_integer() and abs(item) < 1e21:
+            item = int(item)  # as JavaScript writes it: 1500.0 is 1500
         css = "s" if isinstance(item, str) else "n"
         return f"<span class='{css}'>{html.escape(json.dumps(item, ensure_ascii=False))}</span>"
 

@@ -27,6 +27,7 @@ from ._io import write_text_atomic
 from .errors import ReportFileError
 
 if TYPE_CHECKING:
+    from .explore import Explorer
     from .plot import ReportPlots
 
 logger = logging.getLogger(__name__)
@@ -242,6 +243,20 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
         from .plot import ReportPlots
 
         return ReportPlots(self)
+
+    def explore(self) -> Explorer:
+        """An interactive explorer (ipywidgets): pick a case or a field and see what went wrong.
+
+        Cases worst first, filtered by outcome, field path and kind of error, each shown as truth beside
+        prediction with the differing paths highlighted, its non-matches and field scores; a Fields tab
+        lists every case that fails a field. See `structsim_nb.explore`.
+
+        Raises:
+            ImportError: Without ipywidgets; the message names `pip install "structsim-nb[notebooks]"`.
+        """
+        from .explore import explore
+
+        return explore(self)
 
     # -- rendering --------------------------------------------------------------------
 

@@ -233,7 +233,7 @@ class TestInChromium:
         """page.js renderJson and page.json_html are twins: the same lines, paths and marks."""
         from structsim_nb import page as blocks
 
-        value = {"a": 1, "b": [{"c": None}, {"c": "x"}], "d": {}, "e": 't"q'}
+        value = {"a": 1, "b": [{"c": None}, {"c": "x"}], "d": {}, "e": 't"q', "f": [1500.0, 0.1, -2.5, True]}
         marks = {"b[1]": "invented", "a": "wrong", "b[0].c": "missed"}
         page, console = open_page(chromium, (pages / "reference.html").as_uri())
         script = (
