@@ -352,8 +352,8 @@ def scores(
     ax.set_ylabel("cases")
     ax.yaxis.set_major_locator(_integer_locator())
     shown = sum(len(values) for values in groups.values())
-    ax.set_title(f"Score distribution ({shown} cases)", loc="left", fontsize=11)
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.set_title(f"Score distribution ({shown} cases)", loc="left", fontsize=11, pad=22)
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=8, frameon=False, ncols=3, borderaxespad=0.2)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 
