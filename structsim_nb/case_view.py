@@ -98,14 +98,17 @@ def _detail(position: int, case: Mapping[str, Any], row: EvaluationOutput, statu
     )
 
 
-def case_details(report: StructuredOutputReport, rows: Sequence[int] | None = None) -> list[CaseDetail]:
+def case_details(
+    report: StructuredOutputReport, rows: Sequence[int] | None = None, *, cases: pd.DataFrame | None = None
+) -> list[CaseDetail]:
     """One `CaseDetail` per row of `report.cases_frame()`, in its order; or only for the positions in `rows`.
 
     Args:
         report: The report.
         rows: Positions in `cases_frame()` to build, in the order wanted. Default None: every row.
+        cases: `report.cases_frame()` when the caller has it already. Default None: read it.
     """
-    statuses = report.cases_frame()["status"].tolist()
+    statuses = (report.cases_frame() if cases is None else cases)["status"].tolist()
     pairs = list(_pairs(report))
     positions = range(len(pairs)) if rows is None else rows
     return [_detail(position, *pairs[position], statuses[position]) for position in positions]
@@ -132,14 +135,18 @@ def _outcome(status: str, passed: bool) -> str:
     return "passed" if passed else "failed"
 
 
-def ranked_cases(report: StructuredOutputReport) -> pd.DataFrame:
+def ranked_cases(report: StructuredOutputReport, *, cases: pd.DataFrame | None = None) -> pd.DataFrame:
     """`report.cases_frame()` worst first, with `row` (its position in `cases_frame`), `outcome` and `errors`.
+
+    Args:
+        report: The report.
+        cases: `report.cases_frame()` when the caller has it already. Default None: read it.
 
     Returns:
         The frame sorted as the module docstring says. `outcome` is error, unreadable, failed,
         passed or not applicable; `errors` is fn + fa + fd (0 for rows not scored field by field).
     """
-    frame = report.cases_frame()
+    frame = (report.cases_frame() if cases is None else cases).copy()
     frame.insert(0, "row", range(len(frame)))
     outcomes = [_outcome(s, bool(p)) for s, p in zip(frame["status"], frame["test_pass"], strict=True)]
     frame.insert(frame.columns.get_loc("status") + 1, "outcome", outcomes)

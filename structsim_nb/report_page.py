@@ -99,32 +99,51 @@ def _chart(draw: Callable[[], Any], *, alt: str, caption: str) -> str | None:
         return None
 
 
-def _charts(report: StructuredOutputReport) -> list[str]:
+def _charts(report: StructuredOutputReport, cases: pd.DataFrame, fields: pd.DataFrame | None) -> list[str]:
+    """The four charts, each drawn from frames read once (a chart the report cannot have is left out)."""
+    from . import plot, whatif
+
+    def field_chart(draw: Callable[..., Any]) -> Callable[[], Any]:
+        def drawn() -> Any:
+            if fields is None:
+                raise ValueError("no single field rollup")
+            return draw(fields)
+
+        return drawn
+
     drawn = [
         _chart(
-            report.plot.fields,
+            field_chart(plot.fields),
             alt="Errors per field path, worst first",
             caption="Share of each field's compared values that were missed, invented or wrong; children of a list "
             "(grey) count only elements that paired up. The label gives the count.",
         ),
         _chart(
-            report.plot.scores,
+            lambda: plot.scores(cases),
             alt="Score distribution by outcome",
             caption="Case scores, passed and failed stacked. A failed case right of the line fell short on recall.",
         ),
         _chart(
-            report.plot.threshold,
+            lambda: plot.threshold(whatif.similarity_cases(report)),
             alt="Pass rate as the pass bar moves",
             caption="Recomputed from these scores: exact for this report's bar, an estimate elsewhere (rescoring "
             "at another match_threshold can pair list items differently).",
         ),
         _chart(
-            report.plot.precision_recall,
+            field_chart(plot.precision_recall),
             alt="Precision and recall per field",
             caption="Recall drops with missed values, precision with invented and wrong ones.",
         ),
     ]
     return [chart for chart in drawn if chart]
+
+
+def _fields(report: StructuredOutputReport) -> tuple[pd.DataFrame | None, str]:
+    """`report.fields_frame()`, or None and why not (nothing scored, or several schemas)."""
+    try:
+        return report.fields_frame(), ""
+    except ValueError as exc:
+        return None, str(exc)
 
 
 def _detail(detail: CaseDetail) -> dict[str, Any]:
@@ -213,11 +232,9 @@ def _cases_section(report: StructuredOutputReport, ranked: pd.DataFrame, details
     return page.section("Cases, worst first", note + body, anchor="cases-section", intro=intro)
 
 
-def _fields_section(report: StructuredOutputReport) -> str:
-    try:
-        fields = report.fields_frame()
-    except ValueError as exc:
-        return page.section("Fields", f"<p class='ss-muted'>{html.escape(str(exc))}</p>", anchor="fields-section")
+def _fields_section(fields: pd.DataFrame | None, problem: str) -> str:
+    if fields is None:
+        return page.section("Fields", f"<p class='ss-muted'>{html.escape(problem)}</p>", anchor="fields-section")
     fields = fields.assign(
         failing=[
             {
@@ -292,8 +309,10 @@ def report_page(report: StructuredOutputReport, *, title: str = "structsim-nb re
         Truth and prediction are embedded for the `DETAILS_LIMIT` worst rows.
     """
     summary = report.summary()
-    ranked = ranked_cases(report)
-    details = case_details(report)
+    cases = report.cases_frame()
+    ranked = ranked_cases(report, cases=cases)
+    details = case_details(report, cases=cases)
+    fields, problem = _fields(report)
     models = sorted({str(m) for m in ranked["model"].dropna().unique()})
     evaluators = sorted({str(case.get("evaluator")) for case in report.cases})
     subtitle = f"{_plural(summary['cases'], 'row')} scored by {', '.join(evaluators) or 'no evaluator'}" + (
@@ -301,11 +320,11 @@ def report_page(report: StructuredOutputReport, *, title: str = "structsim-nb re
     )
     summary_body = page.tiles(_summary_tiles(summary)) + _per_evaluator(report)
     summary_body += "<h3>Reading the counts</h3>" + page.glossary(GLOSSARY)
-    charts = _charts(report)
+    charts = _charts(report, cases, fields)
     parts = [page.section("Summary", summary_body, anchor="summary")]
     if charts:
         parts.append(page.section("Charts", f"<div class='ss-charts'>{''.join(charts)}</div>", anchor="charts"))
-    parts += [_cases_section(report, ranked, details), _fields_section(report), _non_matches_section(report)]
+    parts += [_cases_section(report, ranked, details), _fields_section(fields, problem), _non_matches_section(report)]
     contents = [("summary", "Summary"), ("charts", "Charts"), ("cases-section", "Cases")]
     contents += [("fields-section", "Fields"), ("non-matches-section", "Non-matches")]
     return page.document(
@@ -322,11 +341,17 @@ def report_fragment(report: StructuredOutputReport) -> str:
 
     Its size does not grow with the number of cases (one chart, five rows).
     """
+    from . import plot
+
     summary = report.summary()
-    ranked = ranked_cases(report)
-    chart = _chart(
-        report.plot.fields, alt="Errors per field path, worst first", caption="report.plot.fields()"
-    ) or _chart(report.plot.scores, alt="Score distribution by outcome", caption="report.plot.scores()")
+    cases = report.cases_frame()
+    ranked = ranked_cases(report, cases=cases)
+    fields, _ = _fields(report)
+    chart = (
+        _chart(lambda: plot.fields(fields), alt="Errors per field path, worst first", caption="report.plot.fields()")
+        if fields is not None
+        else None
+    ) or _chart(lambda: plot.scores(cases), alt="Score distribution by outcome", caption="report.plot.scores()")
     _, constants = page.drop_constant(ranked, only=["evaluator", "model", "status"])
     worst = ranked.head(FRAGMENT_ROWS).drop(columns=list(constants))
     columns = [c for c in [*_CASE_COLUMNS, Column("reason")] if c.key in worst.columns]

@@ -105,11 +105,17 @@ def pass_rates(cases: pd.DataFrame, *, thresholds: Sequence[float] | None = None
     rows = cases[cases["status"].isin(APPLICABLE)]
     scored = (rows["status"] == "scored").to_numpy()
     score = rows["score"].astype(float).to_numpy()
+    recall = np.nan_to_num(rows["recall"].astype(float).to_numpy(), nan=-1.0)
+    counts = {name: rows[name].astype("Float64").fillna(0).to_numpy(dtype=float) for name in ("tp", "fn", "fd", "fa")}
+    nothing_to_find = (counts["tp"] + counts["fn"] + counts["fd"]) == 0
+    nothing_invented = counts["fa"] == 0
+    total = len(rows)
     table = []
     for bar in grid:
-        passed = int(passes(cases, bar).sum())
+        # The rule of `passes`, on arrays read once.
+        found = np.where(nothing_to_find, nothing_invented, recall >= bar)
+        passed = int((scored & (score >= bar) & found).sum())
         score_only = int((scored & (score >= bar)).sum())
-        total = len(rows)
         table.append(
             {
                 "threshold": bar,

@@ -161,10 +161,11 @@ class TestPrecisionRecall:
         frame = corpus.fields_frame()
         ax = corpus.plot.precision_recall()
         collections = {collection.get_label(): collection.get_offsets() for collection in ax.collections}
-        for name in ("precision", "recall"):
+        for name, shift in (("precision", -plot.PR_OFFSET), ("recall", plot.PR_OFFSET)):
             offsets = np.asarray(collections[name])
             assert offsets[:, 0].tolist() == pytest.approx(frame[name].tolist())
-            assert offsets[:, 1].tolist() == list(range(len(frame)))
+            # Each dot sits on its field's row, precision just above and recall just below: equal values both show.
+            assert offsets[:, 1].tolist() == pytest.approx([row + shift for row in range(len(frame))])
         assert _tick_labels(ax) == frame["path"].tolist()
         low, high = ax.get_xlim()
         assert low <= min(frame["precision"].min(), frame["recall"].min()) and high >= 1.0
