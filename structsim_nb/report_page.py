@@ -90,10 +90,10 @@ def _per_evaluator(report: StructuredOutputReport) -> str:
     return "<h3>By evaluator</h3>" + page.static_table(frame, columns)
 
 
-def _chart(draw: Callable[[], Any], *, alt: str, caption: str) -> str | None:
+def _chart(draw: Callable[[], Any], *, alt: str, caption: str, png: bool = False) -> str | None:
     """One chart as a figure, or None when the report cannot have it (the reason is logged)."""
     try:
-        return page.figure(draw(), alt=alt, caption=caption)
+        return page.figure(draw(), alt=alt, caption=caption, png=png)
     except ValueError as exc:
         logger.debug("chart=<%s>, reason=<%s> | chart left out", alt, exc)
         return None
@@ -214,7 +214,10 @@ def _cases_section(report: StructuredOutputReport, ranked: pd.DataFrame, details
     columns = [c for c in columns if c.key in frame.columns]
     by_row = {d.row: d for d in details}
     limit = DETAILS_LIMIT
-    entries = [_detail(by_row[row]) if position < limit else None for position, row in enumerate(frame["row"])]
+    entries = [
+        _detail(by_row[row]) if position < limit and row in by_row else None
+        for position, row in enumerate(frame["row"])
+    ]
     labels = {c.key: c.label or c.key for c in _CASE_COLUMNS}
     note = _constants_note(constants, labels)
     if len(frame) > limit:
@@ -311,7 +314,8 @@ def report_page(report: StructuredOutputReport, *, title: str = "structsim-nb re
     summary = report.summary()
     cases = report.cases_frame()
     ranked = ranked_cases(report, cases=cases)
-    details = case_details(report, cases=cases)
+    # Truth, prediction and marks only for the rows whose detail the page embeds (the worst ones).
+    details = case_details(report, ranked["row"].head(DETAILS_LIMIT).tolist(), cases=cases)
     fields, problem = _fields(report)
     models = sorted({str(m) for m in ranked["model"].dropna().unique()})
     evaluators = sorted({str(case.get("evaluator")) for case in report.cases})
@@ -339,7 +343,8 @@ FRAGMENT_ROWS = 5
 def report_fragment(report: StructuredOutputReport) -> str:
     """The notebook display: summary tiles, the fields chart, the five worst cases, how to get the rest.
 
-    Its size does not grow with the number of cases (one chart, five rows).
+    Its size does not grow with the number of cases (one chart, five rows). The chart is a PNG, so
+    notebook viewers that drop SVG images show it.
     """
     from . import plot
 
@@ -348,10 +353,17 @@ def report_fragment(report: StructuredOutputReport) -> str:
     ranked = ranked_cases(report, cases=cases)
     fields, _ = _fields(report)
     chart = (
-        _chart(lambda: plot.fields(fields), alt="Errors per field path, worst first", caption="report.plot.fields()")
+        _chart(
+            lambda: plot.fields(fields),
+            alt="Errors per field path, worst first",
+            caption="report.plot.fields()",
+            png=True,
+        )
         if fields is not None
         else None
-    ) or _chart(lambda: plot.scores(cases), alt="Score distribution by outcome", caption="report.plot.scores()")
+    ) or _chart(
+        lambda: plot.scores(cases), alt="Score distribution by outcome", caption="report.plot.scores()", png=True
+    )
     _, constants = page.drop_constant(ranked, only=["evaluator", "model", "status"])
     worst = ranked.head(FRAGMENT_ROWS).drop(columns=list(constants))
     columns = [c for c in [*_CASE_COLUMNS, Column("reason")] if c.key in worst.columns]

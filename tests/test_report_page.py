@@ -134,7 +134,7 @@ class TestFragment:
     def test_is_compact_and_says_how_to_get_the_rest(self, reference, corpus):
         small, large = reference._repr_html_(), corpus._repr_html_()
         for html in (small, large):
-            assert "<script" not in html and html.count("<img") == 1
+            assert "<script" not in html and html.count("<img") == 1 and "src='data:image/png;base64," in html
             assert "report.to_html()" in html and "report.explore()" in html
             assert html.count("<tr>") == 6  # the header and five worst rows
         assert abs(len(large) - len(small)) < 0.25 * len(small)  # does not grow with the cases
