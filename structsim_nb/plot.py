@@ -133,7 +133,7 @@ def figure_png(figure: Figure, *, scale: float = 2.0, palette: bool = True) -> t
 
     buffer.seek(0)
     with Image.open(buffer) as image:
-        reduced = image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+        reduced = image.convert("RGB").quantize(colors=256, method=0)  # 0: median cut, in every Pillow
     out = io.BytesIO()
     reduced.save(out, format="PNG", optimize=True)
     return out.getvalue(), size

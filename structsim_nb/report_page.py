@@ -207,7 +207,11 @@ def _cases_section(report: StructuredOutputReport, ranked: pd.DataFrame, details
     fixed |= {"f1", "tp", "fn", "fa", "fd", "tn", "reason", "errors"}
     field_names = [c for c in ranked.columns if c not in fixed]
     shown_fields = field_names if len(field_names) <= FIELD_COLUMNS_LIMIT else []
-    columns = [*_CASE_COLUMNS, *(Column(name, kind="score") for name in shown_fields), Column("reason")]
+    # A scored row's reason names its weakest fields, which the coloured field columns already show: when
+    # every row was scored and those columns are there, the reason lives in each case's detail instead.
+    reason_shown = not shown_fields or bool((ranked["status"] != "scored").any())
+    columns = [*_CASE_COLUMNS, *(Column(name, kind="score") for name in shown_fields)]
+    columns += [Column("reason")] if reason_shown else []
     frame, constants = page.drop_constant(
         ranked, only=["evaluator", "model", "status", "fn", "fa", "fd"] + list(shown_fields)
     )
@@ -231,6 +235,8 @@ def _cases_section(report: StructuredOutputReport, ranked: pd.DataFrame, details
     )
     if not shown_fields and field_names:
         intro += f" The {len(field_names)} field scores are in each case's detail."
+    if not reason_shown:
+        intro += " Each case's reason is in its detail."
     body = page.table(frame, columns, anchor="cases", noun=("case", "cases"), details=entries)
     return page.section("Cases, worst first", note + body, anchor="cases-section", intro=intro)
 
