@@ -183,7 +183,7 @@ def figure(chart: Any, *, alt: str, caption: str | None = None, png: bool = Fals
     Returns:
         `<figure>` holding an `<img>` with a data URI, so two charts on one page never share ids.
     """
-    from .plot import figure_png, figure_svg
+    from .figures import figure_png, figure_svg
 
     target = getattr(chart, "figure", chart)
     data, size = figure_png(target, scale=1.5) if png else figure_svg(target)

@@ -10,7 +10,7 @@ Why matplotlib, and how it is used here:
   new `matplotlib.figure.Figure` it makes, and never touches pyplot's global state (no current
   figure, no figure registry, no `plt.show()`). That makes the functions safe on the Agg backend
   in a server or a test, in threads, and inside a caller's own `subplots` grid.
-- A figure made here (no `ax=`) draws on `ReportAxes`, a plain `Axes` subclass whose only
+- A figure made here (no `ax=`; see `structsim_nb.figures`) draws on `ReportAxes`, a plain `Axes` subclass whose only
   addition is `_repr_png_`, so the returned `Axes` shows as a picture when it is the last value
   of a notebook cell. A figure that pyplot does not know about would otherwise display as the
   text `<Axes: >`. Restyle it as any `Axes`; `ax.figure` is the `Figure` to save.
@@ -25,20 +25,28 @@ deficiencies; each kind of error also has its own legend entry.
 
 from __future__ import annotations
 
-import io
 import logging
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from . import whatif
+from .figures import (
+    COLOURS,
+    ERROR_KINDS,
+    figure_png,
+    figure_svg,
+    integer_locator,
+    new_axes,
+    percent_formatter,
+)
+from .forest import FOREST_COLUMNS, VERDICTS, forest
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
     from .report import StructuredOutputReport
 
@@ -46,6 +54,9 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "COLOURS",
+    "FOREST_COLUMNS",
+    "PR_OFFSET",
+    "VERDICTS",
     "ReportPlots",
     "fields",
     "figure_png",
@@ -55,113 +66,6 @@ __all__ = [
     "scores",
     "threshold",
 ]
-
-#: Colours by meaning (Okabe-Ito): the error kinds, right, and pass/fail.
-COLOURS = {
-    "missed": "#56B4E9",
-    "invented": "#CC79A7",
-    "wrong": "#D55E00",
-    "right": "#B9DCCB",
-    "passed": "#009E73",
-    "failed": "#D55E00",
-    "not scored": "#8C8C8C",
-    "precision": "#0072B2",
-    "recall": "#E69F00",
-    "better": "#009E73",
-    "worse": "#D55E00",
-    "no evidence": "#8C8C8C",
-}
-#: The error kinds in stacking order, with the count column each reads.
-ERROR_KINDS = (("missed", "fn"), ("invented", "fa"), ("wrong", "fd"))
-#: The verdicts `forest` colours; anything else is drawn as "no evidence".
-VERDICTS = ("better", "worse", "no evidence")
-
-_INSTALL = 'matplotlib is needed for charts: pip install "matplotlib>=3.8"'
-
-
-def _matplotlib() -> Any:
-    """Import matplotlib (a core dependency; a clear message if the environment lacks it)."""
-    try:
-        import matplotlib  # noqa: F401  (the Figure import below needs the package)
-        from matplotlib.figure import Figure
-    except ImportError as exc:  # pragma: no cover - matplotlib is a core dependency
-        raise ImportError(_INSTALL) from exc
-    return Figure
-
-
-def _report_axes_class() -> type[Axes]:
-    """`ReportAxes`, defined on first use so importing this module does not import matplotlib."""
-    global _REPORT_AXES
-    if _REPORT_AXES is None:
-        from matplotlib.axes import Axes
-
-        class ReportAxes(Axes):  # type: ignore[misc]
-            """An `Axes` that shows its figure as a PNG in Jupyter (`_repr_png_`); otherwise a plain `Axes`."""
-
-            def _repr_png_(self) -> tuple[bytes, dict[str, int]]:
-                # The root figure, also when this Axes sits in a SubFigure.
-                return figure_png(cast("Figure", self.figure.figure))
-
-        _REPORT_AXES = ReportAxes
-    return _REPORT_AXES
-
-
-_REPORT_AXES: type[Axes] | None = None
-
-
-def figure_png(figure: Figure, *, scale: float = 2.0, palette: bool = True) -> tuple[bytes, dict[str, int]]:
-    """A figure as PNG bytes at `scale` times its size, with the display size to show it at.
-
-    Args:
-        figure: Any matplotlib figure; its canvas is not changed (Agg renders the copy).
-        scale: Pixel density. Default 2.0, so the picture stays sharp on high-density screens.
-        palette: Store it with a 256-colour palette (Pillow's median cut, which matplotlib installs):
-            these charts use a handful of colours, so it looks the same at about 40% of the bytes,
-            which keeps committed notebooks and pages small. Default True; False keeps full RGBA.
-
-    Returns:
-        `(png, {"width": w, "height": h})`, the size in CSS pixels (the figure's inches times 100).
-        Jupyter reads the pair as an image with that display size.
-    """
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100 * scale, facecolor="white")
-    width, height = figure.get_size_inches()
-    size = {"width": round(width * 100), "height": round(height * 100)}
-    if not palette:
-        return buffer.getvalue(), size
-    from PIL import Image
-
-    buffer.seek(0)
-    with Image.open(buffer) as image:
-        reduced = image.convert("RGB").quantize(colors=256, method=0)  # 0: median cut, in every Pillow
-    out = io.BytesIO()
-    reduced.save(out, format="PNG", optimize=True)
-    return out.getvalue(), size
-
-
-def figure_svg(figure: Figure) -> tuple[bytes, dict[str, int]]:
-    """A figure as SVG with its text kept as text (`svg.fonttype: none`), and the size to show it at.
-
-    About a third of the size of a sharp PNG, and crisp at any zoom: the report page uses it. Text is
-    drawn in the reader's sans-serif font when DejaVu Sans (matplotlib's) is not installed.
-
-    Returns:
-        `(svg, {"width": w, "height": h})`, the size in CSS pixels (the figure's inches times 100).
-    """
-    import matplotlib
-
-    buffer = io.BytesIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "structsim-nb"}):
-        figure.savefig(buffer, format="svg", facecolor="white", metadata={"Date": None})
-    width, height = figure.get_size_inches()
-    return buffer.getvalue(), {"width": round(width * 100), "height": round(height * 100)}
-
-
-def _new_axes(width: float, height: float) -> Axes:
-    """A new figure of `width` x `height` inches with one `ReportAxes`, laid out as constrained."""
-    figure_cls = _matplotlib()
-    figure = figure_cls(figsize=(width, height), layout="constrained")
-    return figure.add_subplot(axes_class=_report_axes_class())
 
 
 def _fields_frame(data: Any, evaluator: str | None) -> pd.DataFrame:
@@ -176,11 +80,6 @@ def _fields_frame(data: Any, evaluator: str | None) -> pd.DataFrame:
     if hasattr(data, "fields_frame"):
         return data.fields_frame(evaluator=evaluator)
     raise TypeError(f"data must be a StructuredOutputReport or its fields_frame(); got {type(data).__name__}")
-
-
-def _labels(frame: pd.DataFrame) -> list[str]:
-    """Field labels: a top-level path as is, a child indented under its parent."""
-    return [("    " * int(depth)) + str(path) for path, depth in zip(frame["path"], frame["depth"], strict=True)]
 
 
 def _group_rules(ax: Axes, frame: pd.DataFrame) -> None:
@@ -234,7 +133,7 @@ def fields(
     if right is None:
         right = not normalize
     if ax is None:
-        ax = _new_axes(8.0, 1.3 + 0.34 * len(frame))
+        ax = new_axes(8.0, 1.3 + 0.34 * len(frame))
     errors = frame["fn"] + frame["fa"] + frame["fd"]
     compared = (errors + frame["tp"]).astype(float)
     scale = compared.where(compared > 0, 1.0) if normalize else pd.Series(1.0, index=frame.index)
@@ -263,7 +162,7 @@ def fields(
     ax.invert_yaxis()
     ax.set_xlim(0, end * 1.3)
     if normalize:
-        ax.xaxis.set_major_formatter(_percent_formatter())
+        ax.xaxis.set_major_formatter(percent_formatter())
         ax.set_xlabel("share of the values compared" + ("" if right else " that were missed, invented or wrong"))
     else:
         ax.set_xlabel("values compared" if right else "values missed, invented or wrong")
@@ -325,7 +224,7 @@ def scores(
     cases = data if isinstance(data, pd.DataFrame) else data.cases_frame(evaluator=evaluator)
     groups = _score_groups(cases)
     if ax is None:
-        ax = _new_axes(5.9, 3.4)
+        ax = new_axes(5.9, 3.4)
     edges = [index / bins for index in range(bins + 1)]
     bottom = np.zeros(bins)
     for name, values in groups.items():
@@ -363,7 +262,7 @@ def scores(
     ax.set_xlim(0, 1)
     ax.set_xlabel("case score")
     ax.set_ylabel("cases")
-    ax.yaxis.set_major_locator(_integer_locator())
+    ax.yaxis.set_major_locator(integer_locator())
     shown = sum(len(values) for values in groups.values())
     ax.set_title(f"Score distribution ({shown} cases)", loc="left", fontsize=11, pad=22)
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=8, frameon=False, ncols=3, borderaxespad=0.2)
@@ -407,7 +306,7 @@ def precision_recall(
     if frame.empty:
         raise ValueError("there are no field rows to draw; the report scored no fields")
     if ax is None:
-        ax = _new_axes(5.9, 1.3 + 0.3 * len(frame))
+        ax = new_axes(5.9, 1.3 + 0.3 * len(frame))
     known_values = pd.concat([frame["precision"], frame["recall"]]).astype(float).dropna()
     low = 0.0
     if zoom and len(known_values):
@@ -493,7 +392,7 @@ def threshold(
     applicable = cases[cases["status"].isin(whatif.APPLICABLE)]
     recorded = float(applicable["test_pass"].astype(bool).mean()) if len(applicable) else math.nan
     if ax is None:
-        ax = _new_axes(5.9, 3.4)
+        ax = new_axes(5.9, 3.4)
     # A case passes at t when its score is at least t: the rate holds from one grid point to the next.
     ax.plot(
         rates["threshold"],
@@ -527,116 +426,13 @@ def threshold(
     ax.annotate(note, (match_threshold, recorded), xytext=(8, -14), textcoords="offset points", fontsize=8, va="top")
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.02, 1.04)
-    ax.yaxis.set_major_formatter(_percent_formatter())
+    ax.yaxis.set_major_formatter(percent_formatter())
     ax.set_xlabel("match_threshold (pass bar)")
     ax.set_ylabel("cases passing")
     ax.set_title(f"Pass rate if the bar moved ({int(predicted['cases'])} cases, scores held)", loc="left", fontsize=11)
     ax.legend(loc="lower left", fontsize=8, frameon=False)
     ax.grid(color="#EEEEEE")
     ax.spines[["top", "right"]].set_visible(False)
-    return ax
-
-
-def _integer_locator() -> Any:
-    from matplotlib.ticker import MaxNLocator
-
-    return MaxNLocator(integer=True)
-
-
-def _percent_formatter() -> Any:
-    from matplotlib.ticker import PercentFormatter
-
-    return PercentFormatter(1.0, decimals=None)
-
-
-#: The columns `forest` needs.
-FOREST_COLUMNS = ("path", "delta", "ci_low", "ci_high", "verdict", "n_cases")
-
-
-def forest(
-    frame: pd.DataFrame,
-    *,
-    ax: Axes | None = None,
-    title: str | None = None,
-    xlabel: str = "difference in field score (candidate minus baseline)",
-) -> Axes:
-    """Per-field differences between two runs with their confidence intervals (a forest plot).
-
-    One row per field, in the frame's order, top to bottom: a dot at `delta` (candidate minus
-    baseline), a line from `ci_low` to `ci_high`, coloured by `verdict` (`better` green, `worse`
-    vermillion, `no evidence` grey), and the number of cases the difference rests on at the right.
-    A dashed line marks zero (no difference).
-
-    Args:
-        frame: One row per field with `FOREST_COLUMNS`: `path`, `delta`, `ci_low`, `ci_high`,
-            `verdict` and `n_cases`. A NaN interval draws the dot alone; a NaN delta reads "no estimate".
-        ax: Draw here. Default None: a new figure sized to the number of rows.
-        title: Axes title. Default: "Candidate minus baseline, per field".
-        xlabel: What `delta` measures. Default: a difference in field score.
-
-    Returns:
-        The `Axes`: one point collection per verdict present (labelled with the verdict), one
-        interval line per row with a finite interval (in row order).
-
-    Raises:
-        ValueError: If a column is missing, the frame is empty, or a verdict is not one of
-            `better`, `worse`, `no evidence`.
-    """
-    missing = [column for column in FOREST_COLUMNS if column not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"forest needs a frame with the columns {', '.join(FOREST_COLUMNS)}; it lacks {', '.join(missing)}"
-        )
-    if frame.empty:
-        raise ValueError("forest needs at least one row; the frame is empty")
-    unknown = sorted(set(map(str, frame["verdict"])) - set(VERDICTS))
-    if unknown:
-        raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}; got {', '.join(map(repr, unknown))}")
-    if ax is None:
-        ax = _new_axes(7.5, 1.2 + 0.34 * len(frame))
-    positions = list(range(len(frame)))
-    for position, row in zip(positions, frame.itertuples(index=False), strict=True):
-        low, high = float(row.ci_low), float(row.ci_high)
-        if math.isfinite(low) and math.isfinite(high):
-            ax.plot(
-                [low, high],
-                [position, position],
-                color=COLOURS[str(row.verdict)],
-                linewidth=2,
-                solid_capstyle="butt",
-                zorder=1,
-            )
-    for verdict in VERDICTS:
-        chosen = [
-            (p, float(d))
-            for p, d, v in zip(positions, frame["delta"], frame["verdict"], strict=True)
-            if v == verdict and math.isfinite(float(d))
-        ]
-        if chosen:
-            ax.scatter(
-                [d for _, d in chosen],
-                [p for p, _ in chosen],
-                color=COLOURS[verdict],
-                s=40,
-                zorder=2,
-                label=verdict,
-                edgecolor="white",
-                linewidth=0.8,
-            )
-    for position, delta in zip(positions, frame["delta"], strict=True):
-        if not math.isfinite(float(delta)):
-            ax.text(0.0, position, "  no estimate", va="center", ha="left", fontsize=8, color="#666666")
-    ax.axvline(0.0, color="#222222", linestyle="--", linewidth=0.9, zorder=0)
-    ax.set_yticks(positions, [str(path) for path in frame["path"]], fontsize=9)
-    ax.set_ylim(len(frame) - 0.5, -0.5)
-    counts = ax.secondary_yaxis("right")
-    counts.set_yticks(positions, [f"n={int(n)}" for n in frame["n_cases"]], fontsize=8)
-    counts.tick_params(length=0)
-    ax.set_xlabel(xlabel)
-    ax.set_title(title or "Candidate minus baseline, per field", loc="left", fontsize=11, pad=22)
-    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=8, frameon=False, ncols=3, borderaxespad=0.2)
-    ax.grid(axis="x", color="#EEEEEE")
-    ax.spines[["top"]].set_visible(False)
     return ax
 
 

@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import struct
-import subprocess
-import sys
-
-import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
@@ -197,64 +191,3 @@ class TestThreshold:
         ax = corpus.plot.threshold(match_threshold=0.95)
         assert "scored at another match_threshold?" in " ".join(text.get_text() for text in ax.texts)
         assert "does not follow this threshold" in caplog.text
-
-
-class TestForest:
-    @pytest.fixture
-    def frame(self) -> pd.DataFrame:
-        return pd.DataFrame(
-            {
-                "path": ["invoice_date", "total_amount", "line_items", "vendor_name", "invoice_id"],
-                "delta": [0.12, -0.05, 0.01, 0.0, math.nan],
-                "ci_low": [0.07, -0.09, -0.02, math.nan, math.nan],
-                "ci_high": [0.17, -0.01, 0.04, math.nan, math.nan],
-                "verdict": ["better", "worse", "no evidence", "no evidence", "no evidence"],
-                "n_cases": [1000, 1000, 1000, 1000, 0],
-            }
-        )
-
-    def test_dots_intervals_colours_and_counts(self, frame):
-        ax = plot.forest(frame)
-        points = {collection.get_label(): np.asarray(collection.get_offsets()) for collection in ax.collections}
-        assert points["better"].tolist() == [[0.12, 0.0]]
-        assert points["worse"].tolist() == [[-0.05, 1.0]]
-        assert points["no evidence"][:, 1].tolist() == [2.0, 3.0]  # the NaN delta has no dot
-        intervals = [line for line in ax.get_lines() if line.get_linestyle() == "-"]
-        assert [tuple(line.get_xdata()) for line in intervals] == [(0.07, 0.17), (-0.09, -0.01), (-0.02, 0.04)]
-        assert [tuple(line.get_ydata()) for line in intervals] == [(0, 0), (1, 1), (2, 2)]
-        assert intervals[0].get_color() == plot.COLOURS["better"]
-        assert intervals[1].get_color() == plot.COLOURS["worse"]
-        assert _tick_labels(ax) == frame["path"].tolist()
-        [counts] = [child for child in ax.get_children() if type(child).__name__ == "SecondaryAxis"]
-        assert [label.get_text() for label in counts.get_yticklabels()] == ["n=1000"] * 4 + ["n=0"]
-        assert "no estimate" in [text.get_text().strip() for text in ax.texts]
-        zero = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
-        assert zero[0].get_xdata()[0] == 0.0
-
-    def test_bad_frames_are_refused(self, frame):
-        with pytest.raises(ValueError, match="lacks ci_low, ci_high"):
-            plot.forest(frame.drop(columns=["ci_low", "ci_high"]))
-        with pytest.raises(ValueError, match="empty"):
-            plot.forest(frame.iloc[:0])
-        with pytest.raises(ValueError, match="verdict must be one of .* got 'improved'"):
-            plot.forest(frame.assign(verdict="improved"))
-
-
-class TestNotebookDisplay:
-    def test_a_new_figure_shows_itself_as_png(self, reference):
-        ax = reference.plot.fields()
-        data, size = ax._repr_png_()
-        assert data.startswith(b"\x89PNG")
-        width, height = struct.unpack(">II", data[16:24])
-        assert (width, height) == (size["width"] * 2, size["height"] * 2)
-        assert isinstance(ax.figure, Figure)
-
-    def test_no_pyplot_state(self, reference):
-        code = (
-            "import sys, matplotlib; matplotlib.use('Agg'); from structsim_nb.demo import run_reference; "
-            "r = run_reference(); [getattr(r.plot, n)() for n in ('fields','scores','precision_recall','threshold')]; "
-            "print('matplotlib.pyplot' in sys.modules)"
-        )
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-        assert out.strip() == "False"
-        assert matplotlib.get_backend()  # the test process's backend is untouched either way
