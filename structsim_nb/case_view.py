@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ._protocols import ReportLike
 from .marks import as_document, case_marks
 
 if TYPE_CHECKING:
     from strands_evals.types.evaluation import EvaluationOutput
 
-    from .report import StructuredOutputReport
 
 __all__ = ["CaseDetail", "case_details", "field_of", "non_match_rows", "ranked_cases"]
 
@@ -69,7 +69,7 @@ class CaseDetail:
     field_scores: dict[str, float] = field(default_factory=dict)
 
 
-def _pairs(report: StructuredOutputReport) -> Iterator[tuple[Mapping[str, Any], EvaluationOutput]]:
+def _pairs(report: ReportLike) -> Iterator[tuple[Mapping[str, Any], EvaluationOutput]]:
     """Every `(case, row)` in report order: the order of `cases_frame()`."""
     for index, rows in enumerate(report.detailed_results):
         case: Mapping[str, Any] = report.cases[index] if index < len(report.cases) else {}
@@ -99,7 +99,7 @@ def _detail(position: int, case: Mapping[str, Any], row: EvaluationOutput, statu
 
 
 def case_details(
-    report: StructuredOutputReport, rows: Sequence[int] | None = None, *, cases: pd.DataFrame | None = None
+    report: ReportLike, rows: Sequence[int] | None = None, *, cases: pd.DataFrame | None = None
 ) -> list[CaseDetail]:
     """One `CaseDetail` per row of `report.cases_frame()`, in its order; or only for the positions in `rows`.
 
@@ -114,7 +114,7 @@ def case_details(
     return [_detail(position, *pairs[position], statuses[position]) for position in positions]
 
 
-def non_match_rows(report: StructuredOutputReport) -> pd.DataFrame:
+def non_match_rows(report: ReportLike) -> pd.DataFrame:
     """Every non-match with the `cases_frame()` position of its row: `row`, `path`, `field`, `kind`, values.
 
     Unlike `report.non_matches_frame()`, a row here points at one report row even when case names
@@ -135,7 +135,7 @@ def _outcome(status: str, passed: bool) -> str:
     return "passed" if passed else "failed"
 
 
-def ranked_cases(report: StructuredOutputReport, *, cases: pd.DataFrame | None = None) -> pd.DataFrame:
+def ranked_cases(report: ReportLike, *, cases: pd.DataFrame | None = None) -> pd.DataFrame:
     """`report.cases_frame()` worst first, with `row` (its position in `cases_frame`), `outcome` and `errors`.
 
     Args:

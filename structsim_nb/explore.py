@@ -26,16 +26,14 @@ import html
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from . import page
+from ._protocols import ReportLike
 from .case_view import CaseDetail, case_details, non_match_rows, ranked_cases
 from .page import Column
-
-if TYPE_CHECKING:
-    from .report import StructuredOutputReport
 
 logger = logging.getLogger(__name__)
 
@@ -113,7 +111,7 @@ def render_case(detail: CaseDetail) -> str:
     return f"<div class='ss'>{head}{reason}{panes}<div class='ss-detail-tables'>{''.join(tables)}</div></div>"
 
 
-def from_report(report: StructuredOutputReport) -> ExploreSource:
+def from_report(report: ReportLike) -> ExploreSource:
     """The explorer's view of a report: its rows worst first, every non-match, each case on demand."""
     ranked = ranked_cases(report)
     cases = ranked.rename(columns={"test_pass": "passed"})[["row", "case", "outcome", "score", "passed", "errors"]]
@@ -288,7 +286,7 @@ class Explorer:
         return self.widget._repr_mimebundle_(**kwargs)
 
 
-def explore(report: StructuredOutputReport) -> Explorer:
+def explore(report: ReportLike) -> Explorer:
     """The explorer for a report (what `report.explore()` returns).
 
     Raises:

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from . import whatif
+from ._protocols import ReportLike
 from .figures import (
     COLOURS,
     ERROR_KINDS,
@@ -48,7 +49,6 @@ from .forest import FOREST_COLUMNS, VERDICTS, forest
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from .report import StructuredOutputReport
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ def _fields_frame(data: Any, evaluator: str | None) -> pd.DataFrame:
         return data
     if hasattr(data, "fields_frame"):
         return data.fields_frame(evaluator=evaluator)
-    raise TypeError(f"data must be a StructuredOutputReport or its fields_frame(); got {type(data).__name__}")
+    raise TypeError(f"data must be a ReportLike or its fields_frame(); got {type(data).__name__}")
 
 
 def _group_rules(ax: Axes, frame: pd.DataFrame) -> None:
@@ -90,7 +90,7 @@ def _group_rules(ax: Axes, frame: pd.DataFrame) -> None:
 
 
 def fields(
-    data: StructuredOutputReport | pd.DataFrame,
+    data: ReportLike | pd.DataFrame,
     *,
     ax: Axes | None = None,
     evaluator: str | None = None,
@@ -196,7 +196,7 @@ def _bin_counts(values: pd.Series, bins: int) -> np.ndarray:
 
 
 def scores(
-    data: StructuredOutputReport | pd.DataFrame,
+    data: ReportLike | pd.DataFrame,
     *,
     ax: Axes | None = None,
     evaluator: str | None = None,
@@ -275,7 +275,7 @@ PR_OFFSET = 0.14
 
 
 def precision_recall(
-    data: StructuredOutputReport | pd.DataFrame,
+    data: ReportLike | pd.DataFrame,
     *,
     ax: Axes | None = None,
     evaluator: str | None = None,
@@ -355,7 +355,7 @@ def precision_recall(
 
 
 def threshold(
-    data: StructuredOutputReport | pd.DataFrame,
+    data: ReportLike | pd.DataFrame,
     *,
     ax: Axes | None = None,
     evaluator: str | None = None,
@@ -449,7 +449,7 @@ class ReportPlots:
         ['missed (fn)', 'invented (fa)', 'wrong (fd)']
     """
 
-    def __init__(self, report: StructuredOutputReport) -> None:
+    def __init__(self, report: ReportLike) -> None:
         self._report = report
 
     def fields(self, **kwargs: Any) -> Axes:

@@ -14,16 +14,14 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from . import page
+from ._protocols import ReportLike
 from .case_view import CaseDetail, case_details, field_of, ranked_cases
 from .page import Column, Tile
-
-if TYPE_CHECKING:
-    from .report import StructuredOutputReport
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +67,7 @@ def _summary_tiles(summary: dict[str, Any]) -> list[Tile]:
     return tiles
 
 
-def _per_evaluator(report: StructuredOutputReport) -> str:
+def _per_evaluator(report: ReportLike) -> str:
     names = sorted({str(case.get("evaluator")) for case in report.cases})
     if len(names) < 2:
         return ""
@@ -99,7 +97,7 @@ def _chart(draw: Callable[[], Any], *, alt: str, caption: str, png: bool = False
         return None
 
 
-def _charts(report: StructuredOutputReport, cases: pd.DataFrame, fields: pd.DataFrame | None) -> list[str]:
+def _charts(report: ReportLike, cases: pd.DataFrame, fields: pd.DataFrame | None) -> list[str]:
     """The four charts, each drawn from frames read once (a chart the report cannot have is left out)."""
     from . import plot, whatif
 
@@ -138,7 +136,7 @@ def _charts(report: StructuredOutputReport, cases: pd.DataFrame, fields: pd.Data
     return [chart for chart in drawn if chart]
 
 
-def _fields(report: StructuredOutputReport) -> tuple[pd.DataFrame | None, str]:
+def _fields(report: ReportLike) -> tuple[pd.DataFrame | None, str]:
     """`report.fields_frame()`, or None and why not (nothing scored, or several schemas)."""
     try:
         return report.fields_frame(), ""
@@ -202,7 +200,7 @@ def _constants_note(constants: dict[str, Any], labels: dict[str, str]) -> str:
     return f"<p class='ss-constants'>Same in every row, so not repeated: {html.escape(said)}.</p>"
 
 
-def _cases_section(report: StructuredOutputReport, ranked: pd.DataFrame, details: Sequence[CaseDetail]) -> str:
+def _cases_section(report: ReportLike, ranked: pd.DataFrame, details: Sequence[CaseDetail]) -> str:
     fixed = {"row", "case", "evaluator", "model", "status", "outcome", "score", "test_pass", "precision", "recall"}
     fixed |= {"f1", "tp", "fn", "fa", "fd", "tn", "reason", "errors"}
     field_names = [c for c in ranked.columns if c not in fixed]
@@ -279,7 +277,7 @@ def _fields_section(fields: pd.DataFrame | None, problem: str) -> str:
     return page.section("Fields, worst first", body, anchor="fields-section", intro=intro)
 
 
-def _non_matches_section(report: StructuredOutputReport) -> str:
+def _non_matches_section(report: ReportLike) -> str:
     try:
         misses = report.non_matches_frame()
     except ValueError as exc:
@@ -306,7 +304,7 @@ def _non_matches_section(report: StructuredOutputReport) -> str:
     return page.section("Non-matches", _constants_note(constants, {}) + body, anchor="non-matches-section", intro=intro)
 
 
-def report_page(report: StructuredOutputReport, *, title: str = "structsim-nb report") -> str:
+def report_page(report: ReportLike, *, title: str = "structsim-nb report") -> str:
     """The whole page: summary, glossary, charts, cases worst first, fields worst first, non-matches.
 
     Args:
@@ -346,7 +344,7 @@ def report_page(report: StructuredOutputReport, *, title: str = "structsim-nb re
 FRAGMENT_ROWS = 5
 
 
-def report_fragment(report: StructuredOutputReport) -> str:
+def report_fragment(report: ReportLike) -> str:
     """The notebook display: summary tiles, the fields chart, the five worst cases, how to get the rest.
 
     Its size does not grow with the number of cases (one chart, five rows). The chart is a PNG, so

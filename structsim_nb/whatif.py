@@ -12,13 +12,11 @@ What that predicts and what it does not is stated once, on `pass_rates`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from .report import StructuredOutputReport
+from ._protocols import ReportLike
 
 __all__ = ["pass_rates", "passes", "similarity_cases"]
 
@@ -26,7 +24,7 @@ __all__ = ["pass_rates", "passes", "similarity_cases"]
 APPLICABLE = ("scored", "unreadable", "error")
 
 
-def similarity_cases(report: StructuredOutputReport, *, evaluator: str | None = None) -> pd.DataFrame:
+def similarity_cases(report: ReportLike, *, evaluator: str | None = None) -> pd.DataFrame:
     """The rows of `report.cases_frame()` that `StructuredOutputSimilarity`'s pass rule decided.
 
     Args:

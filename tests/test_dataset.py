@@ -129,7 +129,7 @@ class TestDask:
             argv = ["evaluate", "--trajectories", str(TREE / "trajectories"), "--scenarios", str(TREE / "scenarios")]
             main([*argv, "--reports-dir", str(tmp_path / label), "--no-progress", *extra])
         outputs = {label: _folder(tmp_path / label) for label in runs}
-        assert len(outputs["sequential"]) == 11
+        assert len(outputs["sequential"]) == 12  # ten reports, _aggregate.json and _aggregate.html
         assert outputs["workers"] == outputs["sequential"] and outputs["dask"] == outputs["sequential"]
 
 

@@ -208,7 +208,8 @@ def _write_page(result: EvaluationRun) -> Any:
     from ..trajectories.runs_page import runs_page
 
     path = result.aggregate_path.with_suffix(".html")
-    return write_text_atomic(path, runs_page(result.aggregate, title=f"structsim-nb evaluate: {path.parent.name}"))
+    # The same runs give the same bytes wherever the folder is (no path in the page).
+    return write_text_atomic(path, runs_page(result.aggregate))
 
 
 def _line(prefix: str, reason: Any) -> str:
