@@ -8,13 +8,12 @@ a case: `cases_frame()` has one row per case and evaluator, whatever happened to
 
 from __future__ import annotations
 
-import html
 import json
 import logging
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from pydantic import ValidationError
@@ -27,6 +26,10 @@ from . import frames
 from ._io import write_text_atomic
 from .errors import ReportFileError
 from .lenient import ReadingNote
+
+if TYPE_CHECKING:
+    from .explore import Explorer
+    from .plot import ReportPlots
 
 logger = logging.getLogger(__name__)
 
@@ -258,55 +261,68 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
             "notes": sentences,
         }
 
+    def similarity_evaluators(self) -> set[str]:
+        """The names of the evaluators whose rows `StructuredOutputSimilarity` scored (ours or upstream).
+
+        Unreadable, error and not-applicable rows carry no marker, so an evaluator is named here
+        once one of its rows was scored; the pass-rule what-if (`structsim_nb.whatif`) needs one.
+        """
+        return {
+            str(case.get("evaluator"))
+            for case, row in self._rows(None)
+            if (row.metadata or {}).get("evaluated_by") == _MARKER
+        }
+
+    # -- pictures ---------------------------------------------------------------------
+
+    @property
+    def plot(self) -> ReportPlots:
+        """The report's charts, as `report.plot.fields()`, `.scores()`, `.precision_recall()`, `.threshold()`.
+
+        Each returns the matplotlib `Axes` it drew on; see `structsim_nb.plot`.
+        """
+        from .plot import ReportPlots
+
+        return ReportPlots(self)
+
+    def explore(self) -> Explorer:
+        """An interactive explorer (ipywidgets): pick a case or a field and see what went wrong.
+
+        Cases worst first, filtered by outcome, field path and kind of error, each shown as truth beside
+        prediction with the differing paths highlighted, its non-matches and field scores; a Fields tab
+        lists every case that fails a field. See `structsim_nb.explore`.
+
+        Raises:
+            ImportError: Without ipywidgets; the message names `pip install "structsim-nb[notebooks]"`.
+        """
+        from .explore import explore
+
+        return explore(self)
+
     # -- rendering --------------------------------------------------------------------
 
-    def _html_body(self, *, top_fields: int | None) -> str:
-        summary = self.summary()
-        parts = [
-            f"<p>{html.escape(name)}: <b>{figures['cases']}</b> rows, {figures['scored']} scored, "
-            f"{figures['unreadable']} unreadable, {figures['not_applicable']} not applicable"
-            + (f", {figures['errors']} error{'s' if figures['errors'] != 1 else ''}" if figures["errors"] else "")
-            + f"; {figures['passed']} passed; overall score <b>{figures['overall_score']:.3f}</b></p>"
-            for name, figures in ((name, self.summary(evaluator=name)) for name in sorted(_evaluators(self)))
-        ]
-        parts += [
-            "<h4>Cases</h4>",
-            self.cases_frame().to_html(index=False, float_format=lambda value: f"{value:.3f}", na_rep=""),
-        ]
-        if summary["scored"]:
-            try:
-                # Rows from, say, `Equals` do not stop the rollup; two scored schemas do.
-                fields = self.fields_frame()
-            except ValueError:
-                fields = None
-            if fields is not None:
-                shown = fields if top_fields is None else fields.head(top_fields)
-                title = "Fields, worst first" + ("" if top_fields is None else f" (top {len(shown)} of {len(fields)})")
-                parts += [f"<h4>{title}</h4>", shown.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="")]
-            try:
-                misses = self.non_matches_frame()
-            except ValueError:
-                misses = None
-            if misses is not None:
-                parts += [
-                    f"<h4>Non-matches ({len(misses)})</h4>",
-                    misses.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep=""),
-                ]
-        return "\n".join(parts)
-
     def _repr_html_(self) -> str:
-        """Jupyter's rich display: summary, cases, the ten worst fields and the non-matches."""
-        return f"<div class='structsim-report'>{self._html_body(top_fields=10)}</div>"
+        """Jupyter's rich display, kept small: the summary, one chart, the five worst rows, how to get the rest."""
+        from .report_page import report_fragment
+
+        return report_fragment(self)
 
     def to_html(self, *, title: str = "structsim-nb report") -> str:
-        """A standalone HTML page with the summary and every table (all fields)."""
-        return (
-            "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
-            f"<title>{html.escape(title)}</title>"
-            "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:13px}"
-            "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}</style></head><body>"
-            f"<h2>{html.escape(title)}</h2>\n{self._html_body(top_fields=None)}\n</body></html>\n"
-        )
+        """The report as one self-contained HTML page, readable offline and at 10,000 cases.
+
+        Summary and glossary first, then the charts, the cases worst first (each expands to show the
+        truth beside the prediction with the failing paths highlighted), the fields worst first and
+        every non-match; tables sort, filter and page. See `structsim_nb.report_page`.
+
+        Args:
+            title: The page title. Default "structsim-nb report".
+
+        Returns:
+            The HTML text; write it with any text writer (`structsim-nb demo` writes report.html).
+        """
+        from .report_page import report_page
+
+        return report_page(self, title=title)
 
     # -- saving and loading -----------------------------------------------------------
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import launch, require_chromium
 from fake_services import aws
 from fake_services.anthropic import FakeAnthropic
 from fake_services.aws import clean_aws_environment
@@ -72,3 +73,18 @@ def fake_anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         yield fake
     assert not fake.problems, fake.problems
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """A headless Chromium (Debian's, through playwright) for one test module; see `browser`.
+
+    Module-scoped, and to be requested after the fixtures that score: playwright's sync API runs an
+    event loop in this thread while it is open, so `asyncio.run` (a Strands `Experiment`) fails
+    until it closes at the end of the module.
+    """
+    sync_api = require_chromium()
+    with sync_api.sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()

@@ -51,7 +51,8 @@ def add_parser(commands: Any) -> None:
         "evaluate",
         help="score saved trajectories against scenario folders (AssetOpsBench layout)",
         description="Join saved trajectories to scenario_<id> folders (by scenario_id, run_id, then file name), "
-        "score each answer against groundtruth.txt, and write one report per run plus _aggregate.json. "
+        "score each answer against groundtruth.txt, and write one report per run plus _aggregate.json and a page of "
+        "the runs, _aggregate.html. "
         "Exit 0 when every run passed and everything joined, 1 otherwise, 2 on bad input.",
         epilog=EXAMPLES,
         formatter_class=HelpFormatter,
@@ -204,8 +205,20 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if client is not None:
             client.close()
+    page_path = _write_page(result)
     print_summary(result)
+    print(f"Page written: {page_path}")
     return _exit_code(result.aggregate)
+
+
+def _write_page(result: EvaluationRun) -> Any:
+    """`_aggregate.html` beside `_aggregate.json`: the same runs as a page to open in a browser."""
+    from .._io import write_text_atomic
+    from ..trajectories.runs_page import runs_page
+
+    path = result.aggregate_path.with_suffix(".html")
+    # The same runs give the same bytes wherever the folder is (no path in the page).
+    return write_text_atomic(path, runs_page(result.aggregate))
 
 
 def _line(prefix: str, reason: Any) -> str:

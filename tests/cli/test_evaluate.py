@@ -43,8 +43,9 @@ def test_static_json_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "Unmatched scenarios:\n  21: no trajectory joins this scenario" in out
     assert "scenario_21: scenario id '21' is already taken" in out
     assert "10 runs scored with static_json: 4 passed (40.0%), 5 errors" in out
+    assert f"Page written: {tmp_path / 'r' / '_aggregate.html'}" in out
     written = sorted(p.name for p in (tmp_path / "r").iterdir())
-    assert written[0] == "11.json" and "_aggregate.json" in written and len(written) == 11
+    assert written[0] == "11.json" and {"_aggregate.json", "_aggregate.html"} <= set(written) and len(written) == 12
     assert not [p for p in (tmp_path / "r").iterdir() if p.name.endswith(".tmp")]
 
 

@@ -1,0 +1,179 @@
+"""Tests for `structsim_nb.page`: the page's building blocks (what they embed and how they format)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import re
+from decimal import Decimal
+
+import numpy as np
+import pandas as pd
+import pytest
+from pydantic import BaseModel
+
+from structsim_nb import page
+from structsim_nb.page import Column, Tile
+
+
+class Point(BaseModel):
+    x: int
+    when: datetime.date
+
+
+def _embedded(html: str, anchor: str) -> dict:
+    match = re.search(rf"<script type='application/json' id='{anchor}-data'>(.*?)</script>", html, re.S)
+    assert match, "the table data must be embedded beside the table"
+    return json.loads(match.group(1))
+
+
+class TestJsonable:
+    @pytest.mark.parametrize(
+        ("value", "expected"),
+        [
+            (math.nan, None),
+            (pd.NA, None),
+            (np.int64(3), 3),
+            (np.float64(0.5), 0.5),
+            (np.bool_(True), True),
+            ({"a": (1, math.inf)}, {"a": [1, None]}),
+            (Point(x=1, when=datetime.date(2024, 3, 1)), {"x": 1, "when": "2024-03-01"}),
+            (datetime.date(2024, 3, 1), "2024-03-01"),
+            (Decimal("1.50"), "1.50"),
+        ],
+    )
+    def test_values_become_plain_json(self, value, expected):
+        assert page.jsonable(value) == expected
+        json.dumps(page.jsonable(value), allow_nan=False)
+
+
+class TestTable:
+    FRAME = pd.DataFrame(
+        {
+            "name": ["a</script><script>alert(1)</script>", "b"],
+            "score": [0.25, math.nan],
+            "nested": [{"k": [1, 2]}, None],
+            "depth": [0, 1],
+        }
+    )
+    COLUMNS = [
+        Column("name"),
+        Column("score", kind="score"),
+        Column("nested", kind="json"),
+        Column("depth", hidden=True),
+    ]
+
+    def test_rows_are_embedded_as_json_that_cannot_close_the_script(self):
+        html = page.table(self.FRAME, self.COLUMNS, anchor="t1", noun=("thing", "things"), page_size=10)
+        assert html.count("</script>") == 1
+        data = _embedded(html, "t1")
+        assert data["rows"] == [
+            ["a</script><script>alert(1)</script>", 0.25, {"k": [1, 2]}, 0],
+            ["b", None, None, 1],
+        ]
+        assert [c["key"] for c in data["columns"]] == ["name", "score", "nested", "depth"]
+        assert data["columns"][3]["hidden"] is True
+        assert (data["pageSize"], data["noun"]) == (10, ["thing", "things"])
+        assert "details" not in data
+        assert "<noscript>" in html
+
+    def test_details_are_one_per_row(self):
+        html = page.table(self.FRAME, self.COLUMNS, anchor="t2", details=[{"reason": "x"}, None])
+        assert _embedded(html, "t2")["details"] == [{"reason": "x"}, None]
+        with pytest.raises(ValueError, match="one entry per row \\(2\\); got 1"):
+            page.table(self.FRAME, self.COLUMNS, anchor="t3", details=[None])
+
+    def test_unknown_columns_are_an_error(self):
+        with pytest.raises(KeyError, match="missing nope"):
+            page.table(self.FRAME, [Column("nope")], anchor="t4")
+
+
+class TestStaticTable:
+    def test_formats_like_the_page(self):
+        frame = pd.DataFrame(
+            {"case": ["x"], "ok": [False], "score": [0.5], "n": [3], "v": [{"a": None}], "kind": ["missed"]}
+        )
+        html = page.static_table(
+            frame,
+            [
+                Column("case", wrap=False),
+                Column("ok", "pass", kind="pass"),
+                Column("score", kind="score", help="0 to 1"),
+                Column("n", kind="integer"),
+                Column("v", kind="json"),
+                Column("kind", kind="badge"),
+            ],
+        )
+        assert "<td class='nowrap'>x</td>" in html
+        assert "<span class='ss-badge fail'>fail</span>" in html
+        assert f"style='background:{page.score_colour(0.5)}'>0.500</td>" in html
+        assert "<abbr title='0 to 1'>score</abbr>" in html
+        assert "<code>{&quot;a&quot;: null}</code>" in html  # JSON, not {'a': None}
+        assert "<span class='ss-badge missed'>missed</span>" in html
+
+
+def test_score_colour_runs_red_amber_green():
+    assert page.score_colour(0.0) == "rgb(248,208,200)"
+    assert page.score_colour(0.5) == "rgb(251,231,181)"
+    assert page.score_colour(1.0) == "rgb(221,241,228)"
+    assert page.score_colour(2.0) == page.score_colour(1.0)
+
+
+class TestJsonHtml:
+    def test_lines_carry_their_paths_and_marks(self):
+        html = page.json_html(
+            {"a": 1, "items": [{"sku": "X"}, {"sku": None}], "empty": []},
+            {"a": "wrong", "items[1]": "invented", "items[0].sku": "missed"},
+        )
+        paths = re.findall(r"data-path='([^']*)'", html)
+        assert paths == ["", "a", "items", "items[0]", "items[0].sku", "items[1]", "items[1].sku", "empty"]
+        assert re.search(r"<div class='l m-wrong' title='wrong' data-path='a'>", html)
+        assert re.search(r"<div class='b m-invented' title='invented' data-path='items\[1\]'>", html)
+        assert re.search(r"class='l m-missed' title='missed' data-path='items\[0\]\.sku'", html)
+        assert "<span class='z'>null</span>" in html
+        assert "[]" in html
+
+    def test_text_is_shown_as_text(self):
+        assert page.json_html("not <json>") == "<pre class='ss-text'>not &lt;json&gt;</pre>"
+
+
+def test_drop_constant_reports_what_it_dropped():
+    frame = pd.DataFrame({"model": ["M", "M"], "score": [0.1, 0.2], "v": [[1], [1]], "keep": ["k", "k"]})
+    dropped, constants = page.drop_constant(frame, keep=["keep"])
+    assert list(dropped.columns) == ["score", "v", "keep"]  # unhashable values are left alone
+    assert constants == {"model": "M"}
+    one_row, none = page.drop_constant(frame.head(1))
+    assert list(one_row.columns) == list(frame.columns) and none == {}
+
+
+def test_blocks_escape_their_text():
+    assert "&lt;b&gt;" in page.tiles([Tile("<b>", "1", note="<i>", tone="bad")])
+    assert "class='ss-tile bad'" in page.tiles([Tile("x", "1", tone="bad")])
+    assert "<dt>fn</dt><dd>a &lt;value&gt;</dd>" in page.glossary({"fn": "a <value>"})
+    assert page.section("T", "<p>x</p>", anchor="s").startswith("<section id='s'><h2>T</h2>")
+
+
+def test_document_is_self_contained():
+    html = page.document("A <title>", "<p>body</p>", subtitle="sub", contents=[("s", "Section")])
+    assert html.startswith("<!DOCTYPE html>")
+    assert "<title>A &lt;title&gt;</title>" in html
+    assert "<a href='#s'>Section</a>" in html
+    assert "window.ssTables" in html and ".ss-grid" in html  # script and styles inline
+    assert not re.search(r"(src|href)=['\"]https?://", html)
+
+
+def test_figure_embeds_an_svg_with_alt_text():
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(4, 2))
+    figure.add_subplot().plot([0, 1], [0, 1])
+    html = page.figure(figure, alt="a line", caption="caption <here>")
+    assert "src='data:image/svg+xml;base64," in html
+    assert "alt='a line' width='400' height='200'" in html
+    assert "<figcaption>caption &lt;here&gt;</figcaption>" in html
+
+
+def test_fragment_has_scoped_styles_and_no_script():
+    html = page.fragment("<p>x</p>")
+    assert html.startswith("<div class='ss'><style>") and "<script" not in html

@@ -1,0 +1,58 @@
+"""Tests for `structsim_nb.trajectories.runs_page`: the evaluate aggregate as a page."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from structsim_nb.trajectories.runner import run_evaluation
+from structsim_nb.trajectories.runs_page import runs_page
+
+TREE = Path(__file__).parent.parent / "data" / "trajectories_tree"
+
+
+@pytest.fixture(scope="module")
+def aggregate(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("reports")
+    return run_evaluation(TREE / "trajectories", TREE / "scenarios", out, progress=False).aggregate
+
+
+def _runs(html: str) -> dict:
+    match = re.search(r"<script type='application/json' id='runs-data'>(.*?)</script>", html, re.S)
+    assert match
+    return json.loads(match.group(1))
+
+
+def test_every_run_worst_first_with_its_answer(aggregate):
+    html = runs_page(aggregate)
+    data = _runs(html)
+    keys = [c["key"] for c in data["columns"]]
+    rows = [dict(zip(keys, row, strict=True)) for row in data["rows"]]
+    assert len(rows) == len(aggregate["results"])
+    assert [r["status"] for r in rows] == sorted((r["status"] for r in rows), key=lambda s: s != "error")
+    scored = [r for r in rows if r["status"] == "scored"]
+    assert [r["test_pass"] for r in scored] == sorted(r["test_pass"] for r in scored)
+    first_scored = data["details"][rows.index(scored[0])]
+    assert first_scored["panes"][0]["title"] == "answer"
+    assert isinstance(first_scored["panes"][0]["value"], dict)  # JSON answers are shown as JSON
+    assert first_scored["panes"][1]["title"] == "static_json details"
+    assert "scenario_type = structured" in html  # said once, not per row
+
+
+def test_totals_and_what_did_not_join(aggregate):
+    html = runs_page(aggregate, title="runs <1>")
+    totals = aggregate["totals"]
+    assert f"<div class='ss-tile-value'>{totals['passed']} of {totals['scenarios']}</div>" in html
+    assert "<title>runs &lt;1&gt;</title>" in html
+    assert "Trajectories that joined no scenario (1)" in html and "99.json" in html
+    assert "Scenarios no trajectory joined (2)" in html
+    assert "duplicate_scenario_id" in html
+    assert html.count("data:image/svg+xml") == 1
+
+
+def test_an_empty_aggregate_still_renders():
+    html = runs_page({"scorer": "static_json", "totals": {"scenarios": 0}, "results": []})
+    assert "No run joined." in html and "data:image" not in html
