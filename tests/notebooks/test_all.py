@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from structsim_nb._notebooks import NOTEBOOK_DIR, execute_notebook
+from structsim_nb._notebooks import NOTEBOOK_DIR
 
 nbformat = pytest.importorskip("nbformat", reason='needs the notebooks extra: pip install "structsim-nb[notebooks]"')
 pytest.importorskip("nbclient", reason='needs the notebooks extra: pip install "structsim-nb[notebooks]"')
@@ -30,9 +30,10 @@ def test_notebooks_exist() -> None:
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
-def test_notebook_executes_in_a_fresh_kernel(path: Path) -> None:
-    # Raises CellExecutionError naming the cell if any cell fails; save=False writes nothing.
-    executed = execute_notebook(path)
+def test_notebook_executes_in_a_fresh_kernel(path: Path, run_notebook) -> None:
+    # Raises CellExecutionError naming the cell if any cell fails; nothing is written. The execution is shared
+    # with the notebook's own test module (tests/notebooks/test_<notebook>.py) when its probe is the default.
+    executed, _ = run_notebook(path.name)
     errors = [
         output
         for cell in executed.cells
