@@ -28,7 +28,7 @@ from .errors import ReportFileError
 from .lenient import ReadingNote
 
 if TYPE_CHECKING:
-    from .explore import Explorer
+    from .display.explore import Explorer
     from .plot import ReportPlots
 
 logger = logging.getLogger(__name__)
@@ -265,7 +265,7 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
         """The names of the evaluators whose rows `StructuredOutputSimilarity` scored (ours or upstream).
 
         Unreadable, error and not-applicable rows carry no marker, so an evaluator is named here
-        once one of its rows was scored; the pass-rule what-if (`structsim_nb.whatif`) needs one.
+        once one of its rows was scored; the pass-rule what-if (`structsim_nb.plot.whatif`) needs one.
         """
         return {
             str(case.get("evaluator"))
@@ -290,12 +290,12 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
 
         Cases worst first, filtered by outcome, field path and kind of error, each shown as truth beside
         prediction with the differing paths highlighted, its non-matches and field scores; a Fields tab
-        lists every case that fails a field. See `structsim_nb.explore`.
+        lists every case that fails a field. See `structsim_nb.display.explore`.
 
         Raises:
             ImportError: Without ipywidgets; the message names `pip install "structsim-nb[notebooks]"`.
         """
-        from .explore import explore
+        from .display.explore import explore
 
         return explore(self)
 
@@ -303,7 +303,7 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display, kept small: the summary, one chart, the five worst rows, how to get the rest."""
-        from .report_page import report_fragment
+        from .display.report_page import report_fragment
 
         return report_fragment(self)
 
@@ -312,7 +312,7 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
 
         Summary and glossary first, then the charts, the cases worst first (each expands to show the
         truth beside the prediction with the failing paths highlighted), the fields worst first and
-        every non-match; tables sort, filter and page. See `structsim_nb.report_page`.
+        every non-match; tables sort, filter and page. See `structsim_nb.display.report_page`.
 
         Args:
             title: The page title. Default "structsim-nb report".
@@ -320,7 +320,7 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
         Returns:
             The HTML text; write it with any text writer (`structsim-nb demo` writes report.html).
         """
-        from .report_page import report_page
+        from .display.report_page import report_page
 
         return report_page(self, title=title)
 

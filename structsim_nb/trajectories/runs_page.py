@@ -1,7 +1,7 @@
 """The `evaluate` aggregate as one self-contained HTML page (`_aggregate.html` beside `_aggregate.json`).
 
 The aggregate is not a `StructuredOutputReport` (its runs are scored by the registered scorers, one
-report file each), so this page is built from the aggregate's own fields with the `structsim_nb.page`
+report file each), so this page is built from the aggregate's own fields with the `structsim_nb.display.page`
 blocks: the totals, the score distribution, every run worst first (each expanding to its answer and
 its scorer's details), then whatever did not join and the problems.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from .. import page
-from ..page import Column, Tile
+from ..display import page
+from ..display.page import Column, Tile
 
 __all__ = ["runs_page"]
 

@@ -1,4 +1,4 @@
-"""Tests for `structsim_nb.report_page`: what the page holds, and (marked `browser`) how it behaves in Chromium."""
+"""Tests for `structsim_nb.display.report_page`: what the page holds, and (marked `browser`) how it behaves."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 from browser import open_page
 from pydantic import BaseModel
 
-from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, report_page, score_dataset
+from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
 from structsim_nb.demo import Invoice, run_reference, synthetic_invoice_pairs
+from structsim_nb.display import report_page
 
 
 class Receipt(BaseModel):
@@ -231,7 +232,7 @@ class TestInChromium:
 
     def test_the_script_draws_documents_as_json_html_does(self, pages, chromium):
         """page.js renderJson and page.json_html are twins: the same lines, paths and marks."""
-        from structsim_nb import page as blocks
+        from structsim_nb.display import page as blocks
 
         value = {"a": 1, "b": [{"c": None}, {"c": "x"}], "d": {}, "e": 't"q', "f": [1500.0, 0.1, -2.5, True]}
         marks = {"b[1]": "invented", "a": "wrong", "b[0].c": "missed"}

@@ -1,4 +1,4 @@
-"""Tests for `structsim_nb.explore`: the explorer driven through its widgets, and once in a real JupyterLab."""
+"""Tests for `structsim_nb.display.explore`: the explorer driven through its widgets, and once in a real JupyterLab."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ import pytest
 from browser import open_page
 from pydantic import BaseModel
 
-from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, explore, score_dataset
+from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
 from structsim_nb.demo import Invoice, run_reference, synthetic_invoice_pairs
+from structsim_nb.display import explore
 
 
 class Receipt(BaseModel):

@@ -1,4 +1,4 @@
-"""Tests for `structsim_nb.marks`: non-match paths located on the truth and on the prediction."""
+"""Tests for `structsim_nb.display.marks`: non-match paths located on the truth and on the prediction."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from structsim_nb import score_dataset
 from structsim_nb.demo import Invoice, LineItem
-from structsim_nb.marks import as_document, case_marks, join_path, parse_path, value_at
+from structsim_nb.display.marks import as_document, case_marks, join_path, parse_path, value_at
 
 
 @pytest.mark.parametrize(

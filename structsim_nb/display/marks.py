@@ -14,7 +14,7 @@ module finds it from the values the record holds:
   values), and failing any, the same index;
 - anything else: the same path.
 
-Paths use the records' form: keys joined by `.`, list indexes as `[i]`. `structsim_nb.page` renders
+Paths use the records' form: keys joined by `.`, list indexes as `[i]`. `structsim_nb.display.page` renders
 documents with the same paths, so a mark lands on the line it names.
 """
 

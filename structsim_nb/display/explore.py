@@ -30,8 +30,8 @@ from typing import Any
 
 import pandas as pd
 
+from .._protocols import ReportLike
 from . import page
-from ._protocols import ReportLike
 from .case_view import CaseDetail, case_details, non_match_rows, ranked_cases
 from .page import Column
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ._protocols import ReportLike
+from .._protocols import ReportLike
 from .marks import as_document, case_marks
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
+from .._protocols import ReportLike
 from . import page
-from ._protocols import ReportLike
 from .case_view import CaseDetail, case_details, field_of, ranked_cases
 from .page import Column, Tile
 
@@ -99,7 +99,8 @@ def _chart(draw: Callable[[], Any], *, alt: str, caption: str, png: bool = False
 
 def _charts(report: ReportLike, cases: pd.DataFrame, fields: pd.DataFrame | None) -> list[str]:
     """The four charts, each drawn from frames read once (a chart the report cannot have is left out)."""
-    from . import plot, whatif
+    from .. import plot
+    from ..plot import whatif
 
     def field_chart(draw: Callable[..., Any]) -> Callable[[], Any]:
         def drawn() -> Any:
@@ -350,7 +351,7 @@ def report_fragment(report: ReportLike) -> str:
     Its size does not grow with the number of cases (one chart, five rows). The chart is a PNG, so
     notebook viewers that drop SVG images show it.
     """
-    from . import plot
+    from .. import plot
 
     summary = report.summary()
     cases = report.cases_frame()

@@ -1,4 +1,4 @@
-"""Tests for `structsim_nb.page`: the page's building blocks (what they embed and how they format)."""
+"""Tests for `structsim_nb.display.page`: the page's building blocks (what they embed and how they format)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from pydantic import BaseModel
 
-from structsim_nb import page
-from structsim_nb.page import Column, Tile
+from structsim_nb.display import page
+from structsim_nb.display.page import Column, Tile
 
 
 class Point(BaseModel):

@@ -1,4 +1,4 @@
-"""Tests for `structsim_nb.forest`: a forest plot of per-field differences, read back from the Axes."""
+"""Tests for `structsim_nb.plot.forest`: a forest plot of per-field differences, read back from the Axes."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ Why matplotlib, and how it is used here:
   new `matplotlib.figure.Figure` it makes, and never touches pyplot's global state (no current
   figure, no figure registry, no `plt.show()`). That makes the functions safe on the Agg backend
   in a server or a test, in threads, and inside a caller's own `subplots` grid.
-- A figure made here (no `ax=`; see `structsim_nb.figures`) draws on `ReportAxes`, a plain `Axes` subclass whose only
+- A figure made here (no `ax=`; see `figures`) draws on `ReportAxes`, a plain `Axes` subclass whose only
   addition is `_repr_png_`, so the returned `Axes` shows as a picture when it is the last value
   of a notebook cell. A figure that pyplot does not know about would otherwise display as the
   text `<Axes: >`. Restyle it as any `Axes`; `ax.figure` is the `Figure` to save.
@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._protocols import ReportLike
 from . import whatif
-from ._protocols import ReportLike
 from .figures import (
     COLOURS,
     ERROR_KINDS,

@@ -1,4 +1,4 @@
-"""Tests for `structsim_nb.whatif`: the pass rule recomputed from the rows, and where it stops being a prediction."""
+"""Tests for `structsim_nb.plot.whatif`: the pass rule recomputed from the rows, and where it stops predicting."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import math
 import pytest
 from pydantic import BaseModel
 
-from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset, whatif
+from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
 from structsim_nb.demo import Invoice, synthetic_invoice_pairs
 from structsim_nb.json_match import JsonDiff
+from structsim_nb.plot import whatif
 
 PAIRS = synthetic_invoice_pairs(200, line_items=(1, 6), seed=3)
 

@@ -8,8 +8,9 @@ import pytest
 from matplotlib.figure import Figure
 from pydantic import BaseModel
 
-from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, plot, score_dataset, whatif
+from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, plot, score_dataset
 from structsim_nb.demo import Invoice, run_reference, synthetic_invoice_pairs
+from structsim_nb.plot import whatif
 
 
 class Receipt(BaseModel):

@@ -1,4 +1,4 @@
-"""Tests for `structsim_nb.figures`: charts made without pyplot show as pictures and are written compactly."""
+"""Tests for `structsim_nb.plot.figures`: charts made without pyplot show as pictures and are written compactly."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from structsim_nb.demo import run_reference
-from structsim_nb.figures import figure_png, figure_svg, new_axes
+from structsim_nb.plot.figures import figure_png, figure_svg, new_axes
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 
 Nothing here knows about reports: `report_page` (a report's page), the `evaluate` runs page and a
 comparison page put these blocks together. The page carries its own CSS and script (in
-`structsim_nb/assets/`), written inline: it opens offline, from a file, with no CDN. Charts are SVG
+`structsim_nb/display/assets/`), written inline: it opens offline, from a file, with no CDN. Charts are SVG
 images embedded as data URIs.
 
 Tables are drawn by the script from JSON embedded beside them, so a 10,000-row table costs the
@@ -108,7 +108,7 @@ class Tile:
 
 @cache
 def _asset(name: str) -> str:
-    return resources.files("structsim_nb").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
+    return resources.files("structsim_nb.display").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
 
 
 def stylesheet() -> str:
@@ -183,7 +183,7 @@ def figure(chart: Any, *, alt: str, caption: str | None = None, png: bool = Fals
     Returns:
         `<figure>` holding an `<img>` with a data URI, so two charts on one page never share ids.
     """
-    from .figures import figure_png, figure_svg
+    from ..plot.figures import figure_png, figure_svg
 
     target = getattr(chart, "figure", chart)
     data, size = figure_png(target, scale=1.5) if png else figure_svg(target)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ._protocols import ReportLike
+from .._protocols import ReportLike
 
 __all__ = ["pass_rates", "passes", "similarity_cases"]
 
