@@ -19,7 +19,7 @@ What is compared, stated once:
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -28,6 +28,9 @@ from . import paired as _paired
 from .render import render_json, render_page, render_repr
 from .runs import Run, read_run
 from .views import CASE_COLUMNS, FIELD_COLUMNS, NON_MATCH_COLUMNS, OVERALL_COLUMNS, REGRESSION_COLUMNS, build
+
+if TYPE_CHECKING:
+    from ..plot import ComparisonPlots
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +74,7 @@ class Comparison:
         non_matches: pd.DataFrame,
         regressions: pd.DataFrame,
         notes: list[str],
+        reports: tuple[Any, Any] = (None, None),
     ) -> None:
         self._summary = summary
         self._overall = overall
@@ -79,6 +83,7 @@ class Comparison:
         self._non_matches = non_matches
         self._regressions = regressions
         self._notes = list(notes)
+        self._reports = reports  # (baseline, candidate) reports, for the explorer's side-by-side cases
 
     def summary(self) -> dict[str, Any]:
         """The headline figures as plain values.
@@ -160,6 +165,29 @@ class Comparison:
             "cases": self._cases,
             "non_matches": self._non_matches,
         }
+
+    @property
+    def plot(self) -> ComparisonPlots:
+        """The comparison's charts: `comparison.plot.fields()` draws the per-field forest plot."""
+        from ..plot import ComparisonPlots
+
+        return ComparisonPlots(self)
+
+    def explore(self) -> Any:
+        """An interactive explorer (ipywidgets): pick a case, see both runs side by side.
+
+        Cases are listed broken first, then by how far their score fell; filter them by flip (fixed,
+        broken), by field and by what happened to a field value (appeared, fixed, changed). A picked
+        case shows its score and reason in each run, the field values that changed, and its truth
+        beside each run's prediction with the failing paths highlighted (when the runs were given as
+        reports or report files). The Fields tab lists every case where a field changed.
+
+        Raises:
+            ImportError: Without ipywidgets; the message names `pip install "structsim-nb[notebooks]"`.
+        """
+        from .explore import explore
+
+        return explore(self, *self._reports)
 
     def to_json(self) -> str:
         """Every view (as lists of records), the summary and the notes as JSON: sorted keys, NaN as null.
@@ -288,4 +316,4 @@ def compare(
         parts["summary"]["delta"],
         parts["summary"]["verdict"],
     )
-    return Comparison(notes=notes, **parts)
+    return Comparison(notes=notes, reports=(base.report, cand.report), **parts)

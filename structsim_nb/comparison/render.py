@@ -1,8 +1,8 @@
 """How a comparison reads: the headline in words, a standalone page, Jupyter's repr, and JSON.
 
-The page is a list of sections (a heading, then a DataFrame or HTML) rendered by one function,
-`_page`, self-contained (inline CSS, no scripts, nothing fetched), so it can move onto a shared
-page builder without changing what it says.
+The page and the notebook display are built from the same blocks as a report's page
+(`structsim_nb.display.page`): summary tiles, the per-field forest plot (`structsim_nb.plot.forest`),
+and sortable, filterable tables, self-contained (nothing is fetched).
 """
 
 from __future__ import annotations
@@ -11,25 +11,12 @@ import html
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
 __all__ = ["headline", "render_json", "render_page", "render_repr"]
 
-Section = tuple[str, "pd.DataFrame | str"]
-
-_CSS = (
-    "body{font-family:system-ui,sans-serif;margin:2em;color:#222}"
-    "table{border-collapse:collapse;font-size:13px;margin:.4em 0 1.2em}"
-    "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;white-space:nowrap}"
-    "td.text{white-space:normal;min-width:12em}"
-    "th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}"
-    "td.better{background:#e3f4e1}td.worse{background:#fbe3e1}"
-    "p.lead{font-size:15px}.note{color:#555}"
-)
-_SIGNED = {"delta", "ci_low", "ci_high"}
-_TEXT = {"detail", "reason_before", "reason_after", "expected", "predicted_before", "predicted_after"}
 _PERCENT_MEASURE = "pass rate"
 
 
@@ -92,98 +79,255 @@ def _rule(summary: Mapping[str, Any]) -> str:
     )
 
 
-def _cells(frame: pd.DataFrame) -> str:
-    """`frame` as an HTML table: numbers to 3 places (signed differences), blanks for missing, verdicts coloured."""
-    head = "".join(f"<th>{html.escape(str(column))}</th>" for column in frame.columns)
-    body = []
-    for record in frame.itertuples(index=False):
-        cells = []
-        for column, value in zip(frame.columns, record, strict=True):
-            css = ""
-            if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
-                text = ""
-            elif isinstance(value, bool):
-                text = "yes" if value else "no"
-            elif isinstance(value, float):
-                text, css = _number(value, signed=column in _SIGNED), "num"
-            elif isinstance(value, int):
-                text, css = str(value), "num"
-            elif isinstance(value, (dict, list)):
-                text = json.dumps(value, ensure_ascii=False, default=str)
-            else:
-                text = str(value)
-                if column == "verdict" and text in ("better", "worse"):
-                    css = text
-            if column in _TEXT and not css:
-                css = "text"
-            cells.append(f"<td class='{css}'>{html.escape(text)}</td>" if css else f"<td>{html.escape(text)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+#: How each view's columns are drawn on the page (`display.page.Column`); columns not named are left out.
+def _columns(view: str) -> list[Any]:
+    from ..display.page import Column
+
+    verdict = Column("verdict", kind="badge", filter=True)
+    if view == "overall":
+        return [
+            Column("measure"),
+            Column("baseline", kind="number"),
+            Column("candidate", kind="number"),
+            Column("delta", kind="number", help="candidate minus baseline, averaged over the cases"),
+            Column("ci_low", kind="number"),
+            Column("ci_high", kind="number"),
+            verdict,
+            Column("n_cases", kind="integer", help="the cases the interval rests on"),
+            Column("n_changed", kind="integer", help="how many of them changed"),
+            Column("improved", kind="integer"),
+            Column("worsened", kind="integer"),
+            Column("p_value", kind="number", help="exact McNemar test on the pass/fail flips"),
+        ]
+    if view == "regressions":
+        return [
+            Column("kind", kind="badge", filter=True),
+            Column("name", kind="path"),
+            Column("before", kind="score"),
+            Column("after", kind="score"),
+            Column("delta", kind="number"),
+            Column("ci_low", kind="number"),
+            Column("ci_high", kind="number"),
+            Column("n_cases", kind="integer"),
+            Column("detail"),
+        ]
+    if view == "fields":
+        return [
+            Column("path", kind="path"),
+            Column("measure", filter=True),
+            Column("n_cases", kind="integer", help="the cases this field's interval rests on"),
+            Column("n_changed", kind="integer"),
+            Column("mean_before", label="before", kind="score"),
+            Column("mean_after", label="after", kind="score"),
+            Column("delta", kind="number"),
+            Column("ci_low", kind="number"),
+            Column("ci_high", kind="number"),
+            verdict,
+            Column("fn_before", label="fn before", kind="integer", help="missed"),
+            Column("fn_after", label="fn after", kind="integer"),
+            Column("fa_before", label="fa before", kind="integer", help="invented"),
+            Column("fa_after", label="fa after", kind="integer"),
+            Column("fd_before", label="fd before", kind="integer", help="wrong"),
+            Column("fd_after", label="fd after", kind="integer"),
+        ]
+    if view == "cases":
+        return [
+            Column("case", wrap=False),
+            Column("flip", kind="badge", filter=True),
+            Column("score_before", label="before", kind="score"),
+            Column("score_after", label="after", kind="score"),
+            Column("delta", kind="number"),
+            Column("pass_before", label="passed before", kind="pass"),
+            Column("pass_after", label="passed after", kind="pass"),
+            Column("status_before", label="status before", filter=True),
+            Column("status_after", label="status after", filter=True),
+            Column("appeared", kind="integer", help="non-matches that appeared"),
+            Column("fixed", kind="integer", help="non-matches that were fixed"),
+            Column("changed", kind="integer", help="non-matches whose predicted value changed"),
+            Column("reason_after", label="reason (candidate)"),
+            Column("run", filter=True),
+        ]
+    return [
+        Column("case", wrap=False),
+        Column("path", kind="path"),
+        Column("change", kind="badge", filter=True),
+        Column("kind_before", label="before", kind="badge"),
+        Column("kind_after", label="after", kind="badge"),
+        Column("expected", kind="json"),
+        Column("predicted_before", label="predicted before", kind="json"),
+        Column("predicted_after", label="predicted after", kind="json"),
+    ]
 
 
-def _section(heading: str, content: pd.DataFrame | str) -> str:
-    if isinstance(content, pd.DataFrame):
-        content = _cells(content) if len(content) else "<p class='note'>(none)</p>"
-    return f"<h3>{html.escape(heading)}</h3>\n{content}"
+def _worst_first(cases: pd.DataFrame) -> pd.DataFrame:
+    """Broken cases first, then by how far the score fell, then the rest; fixed cases last."""
+    order = cases["flip"].map({"broken": 0, "fixed": 2}).fillna(1)
+    ranked = cases.assign(_order=order, _delta=cases["delta"].fillna(0))
+    ranked = ranked.sort_values(["_order", "_delta"], kind="stable")
+    return ranked.drop(columns=["_order", "_delta"]).reset_index(drop=True)
 
 
-def _page(title: str, lead: list[str], sections: list[Section]) -> str:
-    """A standalone page: a title, lead paragraphs (plain text), then each section."""
-    paragraphs = "".join(f"<p class='lead'>{html.escape(line)}</p>" for line in lead)
-    parts = "\n".join(_section(heading, content) for heading, content in sections)
-    return (
-        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
-        f"<h2>{html.escape(title)}</h2>\n{paragraphs}\n{parts}\n</body></html>\n"
+def _tiles(summary: Mapping[str, Any]) -> list[Any]:
+    from ..display.page import Tile
+
+    s = summary
+    tone: Literal["good", "bad", "neutral"] = (
+        "good" if s.get("verdict") == "better" else "bad" if s.get("verdict") == "worse" else "neutral"
+    )
+    if s["compared"] == 0:
+        return [Tile("compared", "0 cases", "none has ground truth in both runs", "warn")]
+    interval = _interval(s["ci_low"], s["ci_high"], s["confidence"])
+    return [
+        Tile("cases compared", f"{s['compared']:,}", f"{s['only_baseline'] + s['only_candidate']:,} in one run only"),
+        Tile(
+            "mean score",
+            f"{s['score_baseline']:.3f} → {s['score_candidate']:.3f}",
+            f"{s['delta']:+.3f}; {interval}: {s['verdict']}",
+            tone,
+        ),
+        Tile("pass rate", f"{s['pass_rate_baseline']:.1%} → {s['pass_rate_candidate']:.1%}"),
+        Tile(
+            "flips",
+            f"{s['fixed']} fixed, {s['broken']} broken",
+            f"exact McNemar p = {s['mcnemar_p']:.3g}" if not math.isnan(s["mcnemar_p"]) else None,
+            "bad" if s["broken"] else ("good" if s["fixed"] else "neutral"),
+        ),
+        Tile(
+            "fields",
+            f"{s['fields_worse']} worse, {s['fields_better']} better",
+            f"the rest no evidence, over {s['field_cases']:,} cases",
+            "bad" if s["fields_worse"] else ("good" if s["fields_better"] else "neutral"),
+        ),
+    ]
+
+
+def _forest(fields: pd.DataFrame, *, png: bool) -> str:
+    """The fields' forest plot as an embedded image, or nothing when no field has an interval."""
+    from ..display import page
+    from ..plot import forest
+
+    shown = fields.dropna(subset=["delta"]).head(_FOREST_ROWS)
+    if shown.empty:
+        return ""
+    more = f" (the {len(shown)} most negative of {len(fields)})" if len(shown) < len(fields) else ""
+    return page.figure(
+        forest(shown),
+        alt="Per-field differences with their confidence intervals",
+        caption=f"comparison.plot.fields(){more}",
+        png=png,
     )
 
 
-def _note_html(notes: list[str]) -> str:
-    return "<ul>" + "".join(f"<li>{html.escape(note)}</li>" for note in notes) + "</ul>"
+#: Fields drawn in the forest plot (most negative difference first); the table holds every one.
+_FOREST_ROWS = 30
 
 
-def _sections(summary: Mapping[str, Any], notes: list[str], frames: Mapping[str, pd.DataFrame]) -> list[Section]:
-    sections: list[Section] = [
-        ("Overall", frames["overall"]),
-        ("Regressions, worst first", frames["regressions"]),
-        (
-            "Per field, most negative difference first (n_cases: the cases each interval rests on)",
-            frames["fields"],
-        ),
-        ("Per case", frames["cases"]),
-        ("Non-matches that appeared, were fixed or changed", frames["non_matches"]),
-    ]
-    if notes:
-        sections.insert(0, ("Notes", _note_html(notes)))
-    sections.append(("How to read this", f"<p class='note'>{html.escape(_rule(summary))}</p>"))
-    return sections
+def _lead(summary: Mapping[str, Any], notes: list[str], overall: pd.DataFrame) -> str:
+    lines = "".join(f"<p>{html.escape(line)}</p>" for line in headline(summary, overall))
+    notes_html = (
+        "<div class='ss-notes'><b>Notes</b><ul>"
+        + "".join(f"<li>{html.escape(note)}</li>" for note in notes)
+        + "</ul></div>"
+        if notes
+        else ""
+    )
+    return lines + notes_html
 
 
 def render_page(summary: Mapping[str, Any], notes: list[str], frames: Mapping[str, pd.DataFrame], *, title: str) -> str:
-    """The standalone page: the headline, then every view in full."""
-    return _page(title, headline(summary, frames["overall"]), _sections(summary, notes, frames))
+    """The standalone page on the shared page blocks: summary, the forest plot, then every view in full."""
+    from ..display import page
+
+    def table(view: str, anchor: str, noun: tuple[str, str], empty: str) -> str:
+        frame = frames[view]
+        constants: dict[str, Any] = {}
+        if view == "cases":  # worst first, as the regressions; statuses that never vary are said once
+            frame = _worst_first(frame)
+            frame, constants = page.drop_constant(frame, only=["status_before", "status_after", "run"])
+        columns = [column for column in _columns(view) if column.key in frame.columns]
+        said = "".join(
+            f"<p class='ss-muted'>Every case: {html.escape(key.replace('_', ' '))} = {html.escape(str(value))}.</p>"
+            for key, value in constants.items()
+        )
+        return said + page.table(frame, columns, anchor=anchor, noun=noun, empty=empty)
+
+    rule = f"<p class='ss-muted'>{html.escape(_rule(summary))}</p>"
+    parts = [
+        page.section(
+            "Summary",
+            page.tiles(_tiles(summary))
+            + _lead(summary, notes, frames["overall"])
+            + table("overall", "overall", ("measure", "measures"), "Nothing was compared."),
+            anchor="summary",
+        )
+    ]
+    chart = _forest(frames["fields"], png=False)
+    if chart:
+        parts.append(page.section("Per-field differences", chart + rule, anchor="chart"))
+    parts += [
+        page.section(
+            "Regressions, worst first",
+            table("regressions", "regressions", ("regression", "regressions"), "Nothing got worse."),
+            anchor="regressions-section",
+            intro="Read this first: fields whose interval lies below zero, cases that broke, then every case whose "
+            "score fell.",
+        ),
+        page.section(
+            "Per field",
+            table("fields", "fields", ("field", "fields"), "No field was compared."),
+            anchor="fields-section",
+            intro="Most negative difference first; n_cases is the number of cases each interval rests on.",
+        ),
+        page.section(
+            "Per case",
+            table("cases", "cases", ("case", "cases"), "No case."),
+            anchor="cases-section",
+            intro="Every case of either run, broken first, then by how far the score fell; flip says fixed or broken.",
+        ),
+        page.section(
+            "Non-matches that appeared, were fixed or changed",
+            table("non_matches", "non-matches", ("non-match", "non-matches"), "No field value changed."),
+            anchor="non-matches-section",
+        ),
+        page.section("How to read this", rule, anchor="how-to-read"),
+    ]
+    contents = [("summary", "Summary")] + ([("chart", "Chart")] if chart else [])
+    contents += [("regressions-section", "Regressions"), ("fields-section", "Fields"), ("cases-section", "Cases")]
+    contents += [("non-matches-section", "Non-matches")]
+    subtitle = f"{summary['candidate']} against {summary['baseline']} ({summary['evaluator']})"
+    return page.document(title, "".join(parts), subtitle=subtitle, contents=contents)
+
+
+#: The per-run error counts of the fields table, left out of the notebook display (the page has them).
+_COUNTS = frozenset(f"{kind}_{side}" for kind in ("fn", "fa", "fd") for side in ("before", "after"))
+#: Rows of the regressions and fields the notebook display shows.
+_REPR_ROWS = (10, 15)
 
 
 def render_repr(summary: Mapping[str, Any], notes: list[str], frames: Mapping[str, pd.DataFrame]) -> str:
-    """Jupyter's view: the headline, notes, overall, and the first rows of the regressions and fields."""
-    lead = "".join(f"<p>{html.escape(line)}</p>" for line in headline(summary, frames["overall"]))
-    parts = [lead]
-    if notes:
-        parts.append(_note_html(notes))
-    for heading, frame, limit in (
-        ("Overall", frames["overall"], None),
-        ("Regressions, worst first", frames["regressions"], 10),
-        ("Per field (n_cases: the cases each interval rests on)", frames["fields"], 15),
+    """Jupyter's view: tiles, the headline, the forest plot (PNG) and the first regressions and fields."""
+    from ..display import page
+
+    body = page.tiles(_tiles(summary)) + _lead(summary, notes, frames["overall"]) + _forest(frames["fields"], png=True)
+    for heading, view, limit in (
+        ("Regressions, worst first", "regressions", _REPR_ROWS[0]),
+        ("Per field (n_cases: the cases each interval rests on)", "fields", _REPR_ROWS[1]),
     ):
-        shown = frame if limit is None else frame.head(limit)
-        more = (
-            f" (first {len(shown)} of {len(frame)}; see fields_frame(), regressions())"
-            if len(shown) < len(frame)
-            else ""
-        )
-        parts.append(_section(heading + more, shown))
-    parts.append(f"<p class='note'>{html.escape(_rule(summary))}</p>")
-    return "<div class='structsim-comparison'>" + "\n".join(parts) + "</div>"
+        frame = frames[view]
+        shown = frame.head(limit)
+        more = f" (first {len(shown)} of {len(frame)})" if len(shown) < len(frame) else ""
+        columns = [column for column in _columns(view) if column.key in frame.columns and column.key not in _COUNTS]
+        body += f"<h3>{html.escape(heading + more)}</h3>"
+        body += page.static_table(shown, columns) if len(shown) else "<p class='ss-muted'>(none)</p>"
+    body += (
+        "<p class='ss-muted'>The rest: <code>comparison.to_html()</code> (every view, sortable), "
+        "<code>comparison.explore()</code> (pick a case: both runs side by side), "
+        "<code>comparison.plot.fields()</code>, "
+        "<code>comparison.regressions()</code>, <code>comparison.fields_frame()</code>, "
+        "<code>comparison.cases_frame()</code>, <code>comparison.non_matches_frame()</code>.</p>"
+    )
+    body += f"<p class='ss-muted'>{html.escape(_rule(summary))}</p>"
+    return page.fragment(body)
 
 
 def _json_value(value: Any) -> Any:

@@ -60,6 +60,7 @@ class Run:
     non_matches: list[dict[str, dict[str, Any]]]
     actual: list[Any]  # each case's actual output as the report holds it (None from a reports folder)
     notes: list[str] = field(default_factory=list)
+    report: Any = None  # the StructuredOutputReport the run was read from (the explorer shows its cases)
 
 
 class _Cells:
@@ -304,6 +305,7 @@ def from_report(
         counts=counts,
         non_matches=non_matches,
         actual=actual,
+        report=report,
     )
 
 

@@ -67,12 +67,16 @@ class ExploreSource:
             `similarity`.
         render: HTML for one case's detail, by its `row`.
         title: A line above the explorer.
+        kinds: The values of `failures["kind"]` the kind filter offers. Default missed, invented, wrong.
+        outcome_label: The outcome filter's label. Default "outcome".
     """
 
     cases: pd.DataFrame
     failures: pd.DataFrame
     render: Callable[[int], str]
     title: str = ""
+    kinds: tuple[str, ...] = ("missed", "invented", "wrong")
+    outcome_label: str = "outcome"
 
 
 def render_case(detail: CaseDetail) -> str:
@@ -159,10 +163,10 @@ class Explorer:
         outcomes = [("any outcome", "")] + [(f"{name} ({count:,})", name) for name, count in counts.items()]
         by_field = source.failures["field"].value_counts() if len(source.failures) else pd.Series(dtype=int)
         fields = [(f"{name} ({count:,})", name) for name, count in by_field.items()]
-        self.outcome = widgets.Dropdown(options=outcomes, value="", description="outcome")
+        self.outcome = widgets.Dropdown(options=outcomes, value="", description=source.outcome_label)
         self.field = widgets.Dropdown(options=[("any field", ""), *fields], value="", description="field")
         self.kind = widgets.ToggleButtons(
-            options=[("any", ""), *((k, k) for k in KINDS)], value="", description="error"
+            options=[("any", ""), *((k, k) for k in source.kinds)], value="", description="error"
         )
         self.kind.style.button_width = "80px"
         self.case = widgets.Select(options=[], rows=14, layout=widgets.Layout(width="100%"))

@@ -57,6 +57,7 @@ __all__ = [
     "FOREST_COLUMNS",
     "PR_OFFSET",
     "VERDICTS",
+    "ComparisonPlots",
     "ReportPlots",
     "fields",
     "figure_png",
@@ -469,3 +470,29 @@ class ReportPlots:
     def threshold(self, **kwargs: Any) -> Axes:
         """The pass rate as the pass bar moves; see `structsim_nb.plot.threshold`."""
         return threshold(self._report, **kwargs)
+
+
+class ComparisonPlots:
+    """The charts of a comparison of two runs, as `comparison.plot.<chart>()`.
+
+    Examples:
+        >>> from structsim_nb import compare
+        >>> from structsim_nb.demo import run_reference
+        >>> ax = compare(run_reference(), run_reference()).plot.fields()
+        >>> ax.get_xlabel()
+        'difference in field score (candidate minus baseline)'
+    """
+
+    def __init__(self, comparison: Any) -> None:
+        self._comparison = comparison
+
+    def fields(self, *, top: int | None = None, **kwargs: Any) -> Axes:
+        """Per-field differences with their confidence intervals (a forest plot); see `structsim_nb.plot.forest`.
+
+        Args:
+            top: Draw only the first `top` fields (most negative difference first). Default None: every
+                field that has a difference.
+            **kwargs: Passed to `forest` (`ax`, `title`, `xlabel`).
+        """
+        frame = self._comparison.fields_frame().dropna(subset=["delta"])
+        return forest(frame if top is None else frame.head(top), **kwargs)

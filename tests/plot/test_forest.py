@@ -54,3 +54,18 @@ class TestForest:
             plot.forest(frame.iloc[:0])
         with pytest.raises(ValueError, match="verdict must be one of .* got 'improved'"):
             plot.forest(frame.assign(verdict="improved"))
+
+
+def test_a_comparison_draws_its_forest_through_plot_fields():
+    from structsim_nb import compare, score_dataset
+    from structsim_nb.demo import Invoice, synthetic_invoice_pairs
+
+    pairs = synthetic_invoice_pairs(30, line_items=(1, 2), seed=3)
+    fixed = [{**pair, "actual": pair["expected"]} if i % 2 else pair for i, pair in enumerate(pairs)]
+    before = score_dataset(pairs, model_cls=Invoice, workers=1, progress=False)
+    after = score_dataset(fixed, model_cls=Invoice, workers=1, progress=False)
+    result = compare(before, after)
+    ax = result.plot.fields()
+    labels = [label.get_text() for label in ax.get_yticklabels()]
+    assert labels == result.fields_frame().dropna(subset=["delta"])["path"].tolist()
+    assert [label.get_text() for label in result.plot.fields(top=2).get_yticklabels()] == labels[:2]
