@@ -8,7 +8,7 @@ not-applicable when there is no ground truth, and `explain()`.
 What this module adds is the part a reader needs to fix an extractor: every row also carries
 `metadata["non_matches"]`, one record per field path that was not a true positive or a true
 negative, with what the right value was. This is the only module that talks to stickler's
-comparison internals (see `_DocumentingSpec`).
+comparison internals (see `_MatchOnceSpec`), through `listmatch` and `fastmatch`.
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ except ImportError as exc:  # pragma: no cover - exercised by test_missing_engin
         f"Install it with: {_INSTALL}"
     ) from exc
 
+from .fastmatch import ElementPlan, plan_for  # noqa: E402 - after the engine, whose absence is named above
+from .listmatch import compare, list_paths  # noqa: E402
+
 #: stickler's non-match type value -> (confusion-matrix category, the word a reader sees).
 KINDS: dict[str, tuple[str, str]] = {
     "false_negative": ("fn", "missed"),
@@ -53,25 +56,33 @@ KINDS: dict[str, tuple[str, str]] = {
 }
 
 
-class _DocumentingSpec(EvalSpec):  # type: ignore[misc]
-    """An `EvalSpec` whose single comparison also documents the non-matches.
+class _MatchOnceSpec(EvalSpec):  # type: ignore[misc]
+    """An `EvalSpec` whose comparison matches each list once, and vectorised where it can.
 
-    stickler's `EvalResult.non_matches` compares the pair a second time; asking for the
-    records in the one `compare_with` call costs less (see `bench/non_match_cost.py`). The
-    result is otherwise identical: the records ride on `raw["non_matches"]`, which the
-    upstream evaluator copies into `metadata["comparison"]` and `evaluate` below moves out.
+    stickler's own `compare_with` documents non-matches by running every list matching a
+    second time; this spec runs the comparison through `listmatch.compare`, which keeps each
+    assignment and reads the records off it (see `bench/non_match_cost.py`), and matches lists
+    of plain fields from vectorised matrices with the engine's solver (`fastmatch`). The result
+    is the engine's, value for value: with `document_non_matches` the records ride on
+    `raw["non_matches"]`, which the upstream evaluator copies into `metadata["comparison"]` and
+    `StructuredOutputSimilarity.evaluate` moves out.
     """
+
+    def __init__(self, spec: EvalSpec, *, vectorised: bool, document_non_matches: bool) -> None:
+        super().__init__(
+            spec.source_cls,
+            spec.eval_model,
+            weight_hints=spec._weight_hints,
+            match_threshold=spec._match_threshold,
+        )
+        self._vectorised = vectorised
+        self._document_non_matches = document_non_matches
 
     def evaluate(self, ground_truth: Any, prediction: Any) -> EvalResult:
         # stickler's own coerce/dump steps, as `EvalSpec.evaluate` runs them; pinned by `<2`.
         gt = self.eval_model.from_json(_dump(self._coerce(ground_truth)))
         pred = self.eval_model.from_json(_dump(self._coerce(prediction)))
-        raw = gt.compare_with(
-            pred,
-            include_confusion_matrix=True,
-            add_derived_metrics=True,
-            document_non_matches=True,
-        )
+        raw, _ = compare(gt, pred, vectorised=self._vectorised, document_non_matches=self._document_non_matches)
         return EvalResult(raw, self, ground_truth=gt, prediction=pred)
 
 
@@ -152,8 +163,14 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
             bar for both halves of `test_pass` (score and recall). Default 0.7.
         weight_hints: Infer per-field weights from field names. Default False (uniform).
         name: Evaluator name; what `report.metrics(evaluator=...)` filters on. Default None.
-        non_matches: Document the non-matches on each row. Default True. Off, rows are exactly
-            the upstream evaluator's and cost the same.
+        non_matches: Document the non-matches on each row. Default True; they are read off the
+            comparison that scores the row, so they cost little (`bench/non_match_cost.py`).
+            Off, rows are exactly the upstream evaluator's.
+        fast_matching: Match lists of objects whose fields are all plain values (text, numbers,
+            dates, flags) from vectorised pair-similarity matrices, with the engine's own
+            assignment solver. Default True. Scores, rows and records are identical to the
+            engine's (differential tests in `tests/test_fastmatch.py`); `explain()` says which
+            lists qualify. False runs the engine's per-pair comparison for every list.
 
     Raises:
         ImportError: If stickler is not installed (the message names the install command).
@@ -172,8 +189,8 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         (0.5, 'London')
     """
 
-    #: Built by the upstream `__init__` (stickler's `eval_for`); a `_DocumentingSpec` when
-    #: `non_matches` is on. Declared because the untyped base class declares nothing.
+    #: Built by the upstream `__init__` (stickler's `eval_for`); a `_MatchOnceSpec` unless both
+    #: `non_matches` and `fast_matching` are off. Declared because the untyped base declares nothing.
     _spec: EvalSpec
 
     def __init__(
@@ -184,15 +201,16 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         weight_hints: bool = False,
         name: str | None = None,
         non_matches: bool = True,
+        fast_matching: bool = True,
     ) -> None:
         if not isinstance(match_threshold, (int, float)) or not 0.0 <= float(match_threshold) <= 1.0:
             raise ValueError(f"match_threshold must be a number between 0 and 1; got {match_threshold!r}")
         super().__init__(model_cls, match_threshold=match_threshold, weight_hints=weight_hints, name=name)
         self._non_matches = bool(non_matches)
-        if self._non_matches:
-            spec = self._spec
-            self._spec = _DocumentingSpec(
-                spec.source_cls, spec.eval_model, weight_hints=weight_hints, match_threshold=spec._match_threshold
+        self._fast_matching = bool(fast_matching)
+        if self._non_matches or self._fast_matching:
+            self._spec = _MatchOnceSpec(
+                self._spec, vectorised=self._fast_matching, document_non_matches=self._non_matches
             )
 
     @property
@@ -200,10 +218,36 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         """Whether rows carry `metadata["non_matches"]`."""
         return self._non_matches
 
+    @property
+    def fast_matching(self) -> bool:
+        """Whether lists of plain fields are matched from vectorised matrices (same results)."""
+        return self._fast_matching
+
+    def explain(self) -> dict[str, dict[str, Any]]:
+        """The upstream `explain()`, and for each list of objects which matching runs.
+
+        Each `List[Model]` path also carries `matching`: `"vectorised"` when every field of its
+        elements has a vectorised equivalent of its comparator (the pair-similarity matrix is
+        built in one pass; results are identical to the engine's), else `"engine: <reason>"`
+        (the engine compares the elements pair by pair), or `"engine: fast_matching=False"`.
+        """
+        explained: dict[str, dict[str, Any]] = super().explain()
+        for path, element in list_paths(self._spec.eval_model):
+            entry = explained.get(path)
+            if entry is None:
+                continue
+            if not self._fast_matching:
+                entry["matching"] = "engine: fast_matching=False"
+                continue
+            plan = plan_for(element)
+            entry["matching"] = "vectorised" if isinstance(plan, ElementPlan) else f"engine: {plan}"
+        return explained
+
     def to_dict(self) -> dict[str, Any]:
-        """The upstream dictionary (with `model_cls` as a dotted path), plus `non_matches`."""
+        """The upstream dictionary (with `model_cls` as a dotted path), plus `non_matches` and `fast_matching`."""
         data: dict[str, Any] = super().to_dict()
         data["non_matches"] = self._non_matches
+        data["fast_matching"] = self._fast_matching
         return data
 
     def evaluate(self, evaluation_case: EvaluationData[Any, Any]) -> list[EvaluationOutput]:

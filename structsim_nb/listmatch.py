@@ -1,0 +1,435 @@
+"""One comparison, each list matched once: stickler's engine with its list matching memoised.
+
+`compare` runs stickler's `ComparisonEngine` (the code behind `StructuredModel.compare_with`)
+with three of its parts swapped for subclasses, through the seams the engine itself provides
+(the lazily built dispatcher, list comparator and non-match collector):
+
+- each `List[Model]` assignment is computed once per comparison and remembered by list
+  identity, so documenting the non-matches reads the assignment the score already made
+  instead of running the Hungarian matching again (stickler's collector re-runs it, and
+  re-compares every matched pair: that was the 2x);
+- a list whose element class `fastmatch.plan_for` accepts is matched from vectorised
+  similarity matrices (`fastmatch.ElementColumns`) with the engine's own solver, and its
+  per-pair work (each matched pair's score, the per-field counts, the non-match records) is
+  read off the same matrices;
+- every other list takes the engine's path, element by element, through this same engine,
+  so lists nested inside it are matched once too.
+
+The result dict is the one `compare_with` returns, value for value and type for type
+(`tests/test_listmatch.py` and `tests/test_fastmatch.py` compare them against the stock engine
+on generated documents). Adapted parts of stickler-eval 1.0.0 (Apache-2.0) are marked where
+they are; the package pins `stickler-eval<2`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, get_args, get_origin
+
+import numpy as np
+from stickler.structured_object_evaluator.models.comparison_dispatcher import ComparisonDispatcher
+from stickler.structured_object_evaluator.models.comparison_engine import ComparisonEngine
+from stickler.structured_object_evaluator.models.comparison_helper import ComparisonHelper
+from stickler.structured_object_evaluator.models.field_comparator import FieldComparator
+from stickler.structured_object_evaluator.models.hungarian_helper import HungarianHelper
+from stickler.structured_object_evaluator.models.non_match_collector import NonMatchCollector
+from stickler.structured_object_evaluator.models.non_match_field import NonMatchType
+from stickler.structured_object_evaluator.models.non_matches_helper import NonMatchesHelper
+from stickler.structured_object_evaluator.models.structured_list_comparator import StructuredListComparator
+from stickler.structured_object_evaluator.models.structured_model import StructuredModel
+
+from .fastmatch import ElementColumns, ElementPlan, assign, plan_for
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["MatchPaths", "compare", "list_paths"]
+
+#: Which path matched each list field during one comparison: `{"line_items": {"vectorised"}}`.
+MatchPaths = dict[str, set[str]]
+
+
+@dataclass
+class _Context:
+    """What one top-level comparison shares between its engines."""
+
+    vectorised: bool
+    document_non_matches: bool
+    #: (id(gt_list), id(pred_list)) -> the engine's matched pairs `(gt, pred, similarity)`.
+    assignments: dict[tuple[int, int], list[tuple[int, int, Any]]] = field(default_factory=dict)
+    #: (id(gt_item), id(pred_item)) -> that pair's non-match records, or where to read them.
+    pairs: dict[tuple[int, int], Any] = field(default_factory=dict)
+    paths: MatchPaths = field(default_factory=dict)
+
+
+def compare(
+    ground_truth: StructuredModel,
+    prediction: StructuredModel,
+    *,
+    vectorised: bool = True,
+    document_non_matches: bool = False,
+) -> tuple[dict[str, Any], MatchPaths]:
+    """`ground_truth.compare_with(prediction, include_confusion_matrix=True, ...)`, each list matched once.
+
+    Args:
+        ground_truth: The ground truth as stickler's eval model.
+        prediction: The prediction as the same eval model.
+        vectorised: Match lists whose elements allow it from vectorised matrices. Default True;
+            False runs the engine's per-pair path for every list (still matched once).
+        document_non_matches: Also return the non-match records (`raw["non_matches"]`).
+            Default False.
+
+    Returns:
+        The engine's result dict (with `confusion_matrix` and derived metrics), and which path
+        matched each list field that was compared (both sides non-empty), by dotted path.
+    """
+    context = _Context(vectorised=vectorised, document_non_matches=document_non_matches)
+    raw = _Engine(ground_truth, context, "").compare_with(
+        prediction,
+        include_confusion_matrix=True,
+        add_derived_metrics=True,
+        document_non_matches=document_non_matches,
+    )
+    return raw, context.paths
+
+
+def list_paths(model_cls: type) -> Iterator[tuple[str, type]]:
+    """Every `List[Model]` field reachable from an eval model: `(dotted path, element class)`."""
+    yield from _walk(model_cls, "", set())
+
+
+def _walk(cls: type, prefix: str, seen: set[type]) -> Iterator[tuple[str, type]]:
+    if cls in seen:
+        return
+    seen = seen | {cls}
+    for name, info in getattr(cls, "model_fields", {}).items():
+        if name == "extra_fields":
+            continue
+        for inner, is_list in _models_in(info.annotation):
+            if is_list:
+                yield prefix + name, inner
+            yield from _walk(inner, f"{prefix}{name}.", seen)
+
+
+def _models_in(annotation: Any) -> Iterator[tuple[type, bool]]:
+    """StructuredModel classes in an annotation, and whether each sits in a list."""
+    if isinstance(annotation, type) and issubclass(annotation, StructuredModel):
+        yield annotation, False
+        return
+    origin = get_origin(annotation)
+    for arg in get_args(annotation):
+        if origin is list and isinstance(arg, type) and issubclass(arg, StructuredModel):
+            yield arg, True
+        elif origin is not list:
+            yield from _models_in(arg)
+
+
+class _Engine(ComparisonEngine):  # type: ignore[misc]
+    """The engine, wired to the subclasses below (its parts are built lazily; these are preset)."""
+
+    def __init__(self, model: StructuredModel, context: _Context, prefix: str) -> None:
+        super().__init__(model)
+        self._dispatcher = _Dispatcher(model, context, prefix)
+        self._non_match_collector = _Collector(model, context)
+
+
+class _Dispatcher(ComparisonDispatcher):  # type: ignore[misc]
+    def __init__(self, model: StructuredModel, context: _Context, prefix: str) -> None:
+        super().__init__(model)
+        self._structured_list_comparator = _ListComparator(model, context, prefix)
+        self._field_comparator = _FieldComparator(model, context, prefix)
+
+
+class _FieldComparator(FieldComparator):  # type: ignore[misc]
+    """A nested object's field details come from this engine, so lists inside it match once."""
+
+    def __init__(self, model: StructuredModel, context: _Context, prefix: str) -> None:
+        super().__init__(model)
+        self._context = context
+        self._prefix = prefix
+
+    def compare_structured_field(
+        self, gt_val: StructuredModel, pred_val: StructuredModel, field_name: str, threshold: float
+    ) -> dict[str, Any]:
+        # Adapted from stickler-eval 1.0.0 FieldComparator.compare_structured_field (Apache-2.0):
+        # the same result, with `compare_recursive` run by this engine.
+        info = self.model._get_comparison_info(field_name)
+        raw_score = gt_val.compare(pred_val)
+        if raw_score >= threshold:
+            object_metrics = {"tp": 1, "fa": 0, "fd": 0, "fp": 0, "tn": 0, "fn": 0}
+            threshold_applied_score = raw_score
+        else:
+            object_metrics = {"tp": 0, "fa": 0, "fd": 1, "fp": 1, "tn": 0, "fn": 0}
+            threshold_applied_score = 0.0 if info.clip_under_threshold else raw_score
+        nested = _Engine(gt_val, self._context, f"{self._prefix}{field_name}.").compare_recursive(pred_val)
+        return {
+            "overall": {**object_metrics, "similarity_score": raw_score},
+            "fields": nested["fields"],
+            "raw_similarity_score": raw_score,
+            "similarity_score": raw_score,
+            "threshold_applied_score": threshold_applied_score,
+            "weight": info.weight,
+            "non_matches": [],
+        }
+
+
+class _ListComparator(StructuredListComparator):  # type: ignore[misc]
+    """Matches a `List[Model]` once, vectorised when its element class allows it."""
+
+    def __init__(self, model: StructuredModel, context: _Context, prefix: str) -> None:
+        super().__init__(model)
+        self._context = context
+        self._prefix = prefix
+        self._columns: ElementColumns | None = None
+        self._path = ""
+
+    def compare_struct_list_with_scores(
+        self, gt_list: list[StructuredModel], pred_list: list[StructuredModel], field_name: str
+    ) -> dict[str, Any]:
+        saved = self._columns, self._path
+        self._path = self._prefix + field_name
+        self._columns = self._vectorised_columns(gt_list, pred_list)
+        kind = "vectorised" if self._columns is not None else "engine"
+        self._context.paths.setdefault(self._path, set()).add(kind)
+        logger.debug(
+            "path=<%s>, items=<%d>x<%d>, matching=<%s> | list matched", self._path, len(gt_list), len(pred_list), kind
+        )
+        try:
+            result: dict[str, Any] = super().compare_struct_list_with_scores(gt_list, pred_list, field_name)
+        finally:
+            self._columns, self._path = saved
+        return result
+
+    def _vectorised_columns(self, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> ElementColumns | None:
+        if not self._context.vectorised or not isinstance(gt_list[0], StructuredModel):
+            return None
+        cls = type(gt_list[0])
+        if not all(type(item) is cls for item in (*gt_list, *pred_list)):
+            return None
+        plan = plan_for(cls)
+        if not isinstance(plan, ElementPlan):
+            return None
+        columns = ElementColumns(plan, gt_list, pred_list)
+        if not columns.supported:
+            logger.debug("path=<%s>, reason=<%s> | engine path for this list", self._path, columns.reason)
+            return None
+        return columns
+
+    def _calculate_object_level_metrics(
+        self, gt_list: list[StructuredModel], pred_list: list[StructuredModel], match_threshold: float
+    ) -> tuple[dict[str, int], list[tuple[int, int, Any]], set[int], set[int]]:
+        key = (id(gt_list), id(pred_list))
+        matched_pairs = self._context.assignments.get(key)
+        if matched_pairs is None:
+            if self._columns is not None:
+                similarity = self._columns.similarity()
+                if len(gt_list) == 1 and len(pred_list) == 1:
+                    # The engine scores a 1x1 list directly (a Python float, no solver).
+                    matched_pairs = [(0, 0, float(similarity[0, 0]))]
+                else:
+                    matched_pairs = [(i, j, similarity[i, j]) for i, j in assign(similarity)]
+            else:
+                matched_pairs = HungarianHelper().get_complete_matching_info(gt_list, pred_list)["matched_pairs"]
+            self._context.assignments[key] = matched_pairs
+        # Adapted from stickler-eval 1.0.0 StructuredListComparator._calculate_object_level_metrics.
+        tp = sum(1 for _, _, similarity in matched_pairs if similarity >= match_threshold)
+        fd = len(matched_pairs) - tp
+        matched_gt = {i for i, _, _ in matched_pairs}
+        matched_pred = {j for _, j, _ in matched_pairs}
+        fn, fa = len(gt_list) - len(matched_gt), len(pred_list) - len(matched_pred)
+        metrics = {"tp": tp, "fa": fa, "fd": fd, "fp": fa + fd, "tn": 0, "fn": fn}
+        return metrics, matched_pairs, matched_gt, matched_pred
+
+    def _calculate_struct_list_similarity(
+        self,
+        matched_pairs: list[tuple[int, int, Any]],
+        gt_list: list[StructuredModel],
+        pred_list: list[StructuredModel],
+        info: Any,
+    ) -> float:
+        scored: list[tuple[int, int, Any]]
+        if self._columns is not None:
+            gt_index, pred_index = _indices(matched_pairs)
+            scores = self._columns.pair_scores(gt_index, pred_index).tolist()
+            scored = [(i, j, score) for (i, j, _), score in zip(matched_pairs, scores, strict=True)]
+            if self._context.document_non_matches:
+                for i, j, _ in matched_pairs:
+                    self._context.pairs[(id(gt_list[i]), id(pred_list[j]))] = (self._columns, i, j)
+        else:
+            scored = [self._pair_score(i, j, raw, gt_list, pred_list) for i, j, raw in matched_pairs]
+        # 0.01: the engine's own classification threshold for already-thresholded pair scores.
+        result = ComparisonHelper.unordered_list_metrics(scored, gt_list, pred_list, 0.01)
+        overall: float = result.get("overall_score", 0.0)
+        return overall
+
+    def _pair_score(
+        self, i: int, j: int, raw: Any, gt_list: list[StructuredModel], pred_list: list[StructuredModel]
+    ) -> tuple[int, int, Any]:
+        # Adapted from stickler-eval 1.0.0 StructuredListComparator._calculate_struct_list_similarity:
+        # each pair compared by this engine, its records kept for the collector.
+        if not (i < len(gt_list) and j < len(pred_list)):
+            return i, j, raw
+        gt_item, pred_item = gt_list[i], pred_list[j]
+        if gt_item is None or pred_item is None:
+            return i, j, 1.0 if gt_item is None and pred_item is None else 0.0
+        engine = _Engine(gt_item, self._context, f"{self._path}.")
+        result = engine.compare_with(pred_item, document_non_matches=self._context.document_non_matches)
+        if self._context.document_non_matches:
+            self._context.pairs[(id(gt_item), id(pred_item))] = result["non_matches"]
+        return i, j, result["overall_score"]
+
+    def _calculate_nested_field_metrics(
+        self,
+        list_field_name: str,
+        gt_list: list[StructuredModel],
+        pred_list: list[StructuredModel],
+        matched_pairs: list[tuple[int, int, Any]],
+        match_threshold: float,
+    ) -> dict[str, dict[str, Any]]:
+        if self._columns is None:
+            details: dict[str, dict[str, Any]] = super()._calculate_nested_field_metrics(
+                list_field_name, gt_list, pred_list, matched_pairs, match_threshold
+            )
+            return details
+        good = [(i, j, s) for i, j, s in matched_pairs if s >= match_threshold]
+        if not good:
+            return {}
+        return self._columns.field_counts(*_indices(good))
+
+
+def _indices(pairs: Sequence[tuple[int, int, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    return (
+        np.fromiter((i for i, _, _ in pairs), dtype=np.int64, count=len(pairs)),
+        np.fromiter((j for _, j, _ in pairs), dtype=np.int64, count=len(pairs)),
+    )
+
+
+def _field_non_matches(columns: ElementColumns, i: int, j: int, gt_item: Any, pred_item: Any) -> list[dict[str, Any]]:
+    """What `gt_item.compare_with(pred_item, document_non_matches=True)["non_matches"]` holds."""
+    records: list[dict[str, Any]] = []
+    for k, rule in enumerate(columns.plan.fields):
+        gt_value, pred_value = getattr(gt_item, rule.name), getattr(pred_item, rule.name)
+        gt_absent, pred_absent = bool(columns.absent_gt[k][i]), bool(columns.absent_pred[k][j])
+        if gt_absent and pred_absent:
+            continue
+        record: dict[str, Any] = {"field_path": rule.name}
+        if gt_absent:
+            record.update(non_match_type=NonMatchType.FALSE_ALARM, details={"reason": "unmatched prediction"})
+        elif pred_absent:
+            record.update(non_match_type=NonMatchType.FALSE_NEGATIVE, details={"reason": "unmatched ground truth"})
+        else:
+            similarity = float(columns.raw[k][i, j])
+            if similarity >= rule.threshold:
+                continue
+            reason = f"below threshold ({similarity:.3f} < {rule.threshold})"
+            record.update(non_match_type=NonMatchType.FALSE_DISCOVERY, similarity_score=similarity)
+            record["details"] = {"reason": reason}
+        record["ground_truth_value"], record["prediction_value"] = gt_value, pred_value
+        records.append(_ordered(record))
+    return records
+
+
+_RECORD_KEYS = ("field_path", "non_match_type", "ground_truth_value", "prediction_value", "similarity_score", "details")
+
+
+def _ordered(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with its keys in the order stickler's collector writes them."""
+    return {key: record[key] for key in _RECORD_KEYS if key in record}
+
+
+class _Helper(NonMatchesHelper):  # type: ignore[misc]
+    """stickler's list non-match helper, reading the comparison's own assignments and pair records."""
+
+    def __init__(self, context: _Context) -> None:
+        super().__init__()
+        self._context = context
+
+    def get_optimal_assignments(self, gt_list: list[Any], pred_list: list[Any]) -> tuple[Any, Any]:
+        matched_pairs = self._context.assignments.get((id(gt_list), id(pred_list)))
+        if matched_pairs is None:  # a list of values: the engine's own matching
+            return super().get_optimal_assignments(gt_list, pred_list)
+        return [(i, j) for i, j, _ in matched_pairs], matched_pairs
+
+    def _extract_field_level_non_matches(
+        self, field_name: str, gt_object: Any, pred_object: Any, object_index: int
+    ) -> list[dict[str, Any]]:
+        # Adapted from stickler-eval 1.0.0 NonMatchesHelper._extract_field_level_non_matches:
+        # the pair's records come from the comparison that scored it, not a second one.
+        found = self._context.pairs.get((id(gt_object), id(pred_object)))
+        if isinstance(found, tuple):
+            columns, i, j = found
+            records = _field_non_matches(columns, i, j, gt_object, pred_object)
+        elif found is not None:
+            records = found
+        else:
+            records = gt_object.compare_with(pred_object, document_non_matches=True).get("non_matches", [])
+        entries = []
+        for record in records:
+            entry = {
+                "field_path": f"{field_name}[{object_index}].{record['field_path']}",
+                "non_match_type": record["non_match_type"],
+                "ground_truth_value": record["ground_truth_value"],
+                "prediction_value": record["prediction_value"],
+                "reason": record.get("reason", "field mismatch"),
+            }
+            if "similarity_score" in record:
+                entry["similarity_score"] = record["similarity_score"]
+            entries.append(entry)
+        return entries
+
+
+class _Collector(NonMatchCollector):  # type: ignore[misc]
+    def __init__(self, model: StructuredModel, context: _Context) -> None:
+        super().__init__(model)
+        self.helper = _Helper(context)
+        self._context = context
+
+    def collect_enhanced_non_matches(self, recursive_result: dict[str, Any], other: Any) -> list[dict[str, Any]]:
+        # Adapted from stickler-eval 1.0.0 NonMatchCollector.collect_enhanced_non_matches: the
+        # same records in the same order; nested objects are collected by this class too.
+        found: list[dict[str, Any]] = []
+        for field_name, field_result in recursive_result.get("fields", {}).items():
+            gt_val = getattr(self.model, field_name)
+            pred_val = getattr(other, field_name, None)
+            gt_empty = gt_val is None or (isinstance(gt_val, list) and not gt_val)
+            pred_empty = pred_val is None or (isinstance(pred_val, list) and not pred_val)
+            if gt_empty and isinstance(pred_val, list) and pred_val:
+                found.extend(self.helper.process_null_cases(field_name, gt_val, pred_val))
+            elif isinstance(gt_val, list) and gt_val and pred_empty:
+                found.extend(self.helper.process_null_cases(field_name, gt_val, pred_val))
+            elif isinstance(gt_val, list) and isinstance(pred_val, list):
+                found.extend(self.helper.collect_list_non_matches(field_name, gt_val, pred_val))
+            else:
+                found.extend(self._field_records(field_name, field_result, gt_val, pred_val))
+        return found
+
+    def _field_records(self, field_name: str, field_result: Any, gt_val: Any, pred_val: Any) -> list[dict[str, Any]]:
+        if not isinstance(field_result, dict):
+            return []
+        metrics = field_result.get("overall", field_result)
+        if isinstance(gt_val, StructuredModel) and isinstance(pred_val, StructuredModel) and "fields" in field_result:
+            nested = _Collector(gt_val, self._context).collect_enhanced_non_matches(field_result, pred_val)
+            for entry in nested:
+                entry["field_path"] = f"{field_name}.{entry['field_path']}"
+            return nested
+        record: dict[str, Any] = {
+            "field_path": field_name,
+            "non_match_type": None,
+            "ground_truth_value": gt_val,
+            "prediction_value": pred_val,
+        }
+        if metrics.get("fa", 0) > 0:
+            record.update(non_match_type=NonMatchType.FALSE_ALARM, details={"reason": "unmatched prediction"})
+        elif metrics.get("fn", 0) > 0:
+            record.update(non_match_type=NonMatchType.FALSE_NEGATIVE, details={"reason": "unmatched ground truth"})
+        elif metrics.get("fd", 0) > 0:
+            similarity = field_result.get("raw_similarity_score")
+            record.update(non_match_type=NonMatchType.FALSE_DISCOVERY, similarity_score=similarity)
+            record["details"] = {"reason": "below threshold"}
+            if similarity is not None:
+                threshold = self.model._get_comparison_info(field_name).threshold
+                record["details"]["reason"] = f"below threshold ({similarity:.3f} < {threshold})"
+        else:
+            return []
+        return [record]
