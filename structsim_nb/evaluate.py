@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import enum
+import functools
 import json
 import logging
 from collections.abc import Mapping
@@ -46,6 +47,7 @@ except ImportError as exc:  # pragma: no cover - exercised by test_missing_engin
     ) from exc
 
 from .fastmatch import ElementPlan, plan_for  # noqa: E402 - after the engine, whose absence is named above
+from .fastread import read  # noqa: E402
 from .listmatch import compare, list_paths  # noqa: E402
 
 #: stickler's non-match type value -> (confusion-matrix category, the word a reader sees).
@@ -63,7 +65,9 @@ class _MatchOnceSpec(EvalSpec):  # type: ignore[misc]
     second time; this spec runs the comparison through `listmatch.compare`, which keeps each
     assignment and reads the records off it (see `bench/non_match_cost.py`), and matches lists
     of plain fields from vectorised matrices with the engine's solver (`fastmatch`). The result
-    is the engine's, value for value: with `document_non_matches` the records ride on
+    is the engine's, value for value. With `vectorised`, both sides are also read with
+    `fastread.read` (stickler's `from_json`, its per-class questions asked once). With
+    `document_non_matches` the records ride on
     `raw["non_matches"]`, which the upstream evaluator copies into `metadata["comparison"]` and
     `StructuredOutputSimilarity.evaluate` moves out.
     """
@@ -80,8 +84,9 @@ class _MatchOnceSpec(EvalSpec):  # type: ignore[misc]
 
     def evaluate(self, ground_truth: Any, prediction: Any) -> EvalResult:
         # stickler's own coerce/dump steps, as `EvalSpec.evaluate` runs them; pinned by `<2`.
-        gt = self.eval_model.from_json(_dump(self._coerce(ground_truth)))
-        pred = self.eval_model.from_json(_dump(self._coerce(prediction)))
+        from_json = functools.partial(read, self.eval_model) if self._vectorised else self.eval_model.from_json
+        gt = from_json(_dump(self._coerce(ground_truth)))
+        pred = from_json(_dump(self._coerce(prediction)))
         raw, _ = compare(gt, pred, vectorised=self._vectorised, document_non_matches=self._document_non_matches)
         return EvalResult(raw, self, ground_truth=gt, prediction=pred)
 
