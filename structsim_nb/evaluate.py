@@ -91,6 +91,9 @@ class _MatchOnceSpec(EvalSpec):  # type: ignore[misc]
         return EvalResult(raw, self, ground_truth=gt, prediction=pred)
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(value: Any) -> Any:
     """`value` with numpy scalars, enums and tuples turned into plain JSON types.
 
@@ -98,13 +101,20 @@ def _plain(value: Any) -> Any:
     `numpy.float64` but not numpy ints and bools, and `json.dumps` serializes none of them,
     so rows carry plain Python values. Dates and models are left for pydantic.
     """
+    kind = type(value)
+    if kind in _ATOMS:  # the common case first: a row's metadata is mostly these
+        return value
+    if kind is dict:
+        return {key: _plain(item) for key, item in value.items()}
+    if kind is list:
+        return [_plain(item) for item in value]
+    if isinstance(value, enum.Enum):
+        return _plain(value.value)
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
-    if isinstance(value, enum.Enum):
-        return _plain(value.value)
-    if hasattr(value, "item") and type(value).__module__ == "numpy":
+    if hasattr(value, "item") and kind.__module__ == "numpy":
         return value.item()
     return value
 

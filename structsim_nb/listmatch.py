@@ -40,7 +40,7 @@ from stickler.structured_object_evaluator.models.non_matches_helper import NonMa
 from stickler.structured_object_evaluator.models.structured_list_comparator import StructuredListComparator
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
-from .fastmatch import ElementColumns, ElementPlan, assign, plan_for
+from .fastmatch import ElementColumns, ElementPlan, assign, plan_for, scalar_similarity
 
 logger = logging.getLogger(__name__)
 
@@ -142,12 +142,33 @@ class _Dispatcher(ComparisonDispatcher):  # type: ignore[misc]
 
 
 class _FieldComparator(FieldComparator):  # type: ignore[misc]
-    """A nested object's field details come from this engine, so lists inside it match once."""
+    """Fields compared with `fastmatch.scalar_similarity`; nested objects through this engine."""
 
     def __init__(self, model: StructuredModel, context: _Context, prefix: str) -> None:
         super().__init__(model)
         self._context = context
         self._prefix = prefix
+
+    def compare_primitive_with_scores(self, gt_val: Any, pred_val: Any, field_name: str) -> dict[str, Any]:
+        if not self._context.vectorised:
+            result: dict[str, Any] = super().compare_primitive_with_scores(gt_val, pred_val, field_name)
+            return result
+        # Adapted from stickler-eval 1.0.0 FieldComparator.compare_primitive_with_scores (Apache-2.0).
+        info = self.model.__class__._get_comparison_info(field_name)
+        raw_similarity = scalar_similarity(info.comparator, gt_val, pred_val)
+        if raw_similarity >= info.threshold:
+            metrics = {"tp": 1, "fa": 0, "fd": 0, "fp": 0, "tn": 0, "fn": 0}
+            threshold_applied_score = raw_similarity
+        else:
+            metrics = {"tp": 0, "fa": 0, "fd": 1, "fp": 1, "tn": 0, "fn": 0}
+            threshold_applied_score = 0.0 if info.clip_under_threshold else raw_similarity
+        return {
+            "overall": metrics,
+            "raw_similarity_score": raw_similarity,
+            "similarity_score": raw_similarity,
+            "threshold_applied_score": threshold_applied_score,
+            "weight": info.weight,
+        }
 
     def compare_structured_field(
         self, gt_val: StructuredModel, pred_val: StructuredModel, field_name: str, threshold: float

@@ -27,7 +27,7 @@ from stickler.comparators.numeric import NumericComparator
 from stickler.comparators.phone import PhoneComparator
 
 from structsim_nb import fastmatch
-from structsim_nb.fastmatch import ElementColumns, ElementPlan, FieldRule, assign, plan_for
+from structsim_nb.fastmatch import ElementColumns, ElementPlan, FieldRule, assign, plan_for, scalar_similarity
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
@@ -108,6 +108,19 @@ class TestVectorisers:
         assert np.array_equal(got, want), (a, b, got, want)
         assert np.array_equal(np.signbit(got), np.signbit(want))
 
+    @pytest.mark.parametrize("name", sorted(COMPARATORS))
+    @SETTINGS
+    @given(a=st.one_of(st.none(), PRESENT), b=st.one_of(st.none(), PRESENT))
+    def test_one_pair_scores_what_the_comparator_scores(self, name, a, b):
+        comparator = COMPARATORS[name]
+        try:
+            want = comparator.compare(a, b)
+        except Exception as exc:  # noqa: BLE001 - the engine refuses the value: so must we
+            with pytest.raises(type(exc)):
+                scalar_similarity(comparator, a, b)
+            return
+        assert_identical(want, scalar_similarity(comparator, a, b))
+
     def test_the_relative_tolerance_edge_is_decided_by_the_engine(self):
         comparator = NumericComparator(relative_tolerance=0.001)
         a, b = [1.0, 1000.0, 0.0], [1.001, 1.0010000001, 1001.0, 1001.0000001, 0.001, 0.0010001]
@@ -132,9 +145,24 @@ class TestVectorisers:
 
         monkeypatch.setattr(fastmatch, "_PARSED", {})
         monkeypatch.setattr(DateComparator, "_parse", counting)
-        values = ["2024-03-01", "2024-03-02"] * 50
+        values = ["1 March 2024", "2 March 2024"] * 50
         fastmatch._date(FieldRule("d", comparator, 0.95, 1.0, True), values, values)
-        assert sorted(seen) == sorted(["2024-03-01", "2024-03-02"] * 2)  # two readings (dayfirst None)
+        assert sorted(seen) == sorted(["1 March 2024", "2 March 2024"] * 2)  # two readings (dayfirst None)
+
+    @SETTINGS
+    @given(day=st.dates(min_value=datetime.date(1000, 1, 1)), dayfirst=st.booleans())
+    def test_iso_dates_read_as_the_comparator_reads_them(self, day, dayfirst):
+        comparator = DateComparator()
+        parsed = comparator._parse(day.isoformat(), dayfirst=dayfirst)
+        assert (parsed.has_year, parsed.has_month, parsed.has_day, parsed.dt.tzinfo) == (True, True, True, None)
+        assert fastmatch._day(comparator, day.isoformat(), dayfirst) == parsed.dt.toordinal()
+
+    @pytest.mark.parametrize("text", ["2024-02-30", "2024-13-01", "0999-01-01", "2024-1-01", " 2024-01-01"])
+    def test_other_date_text_goes_to_the_comparator(self, text):
+        comparator = DateComparator()
+        parsed = comparator._parse(text, dayfirst=False)
+        simple = parsed is not None and parsed.has_year and parsed.has_month and parsed.has_day
+        assert fastmatch._day(comparator, text, False) == (parsed.dt.toordinal() if simple else None)
 
 
 class TestAssign:
