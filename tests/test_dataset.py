@@ -403,13 +403,12 @@ NOTEBOOK_RUN = """
 from structsim_nb import score_dataset
 from structsim_nb.demo import synthetic_invoice_pairs
 
-corpus = [
-    {"name": p["name"], "expected": p["expected"].model_dump(mode="json"), "actual": p["actual"].model_dump(mode="json")}
-    for p in synthetic_invoice_pairs(96, line_items=(0, 6), seed=5)
-]
+def as_notebook_model(value):
+    return Invoice.model_validate(value.model_dump(mode="json"))
+
 pairs = [
-    {"name": p["name"], "expected": Invoice.model_validate(p["expected"]), "actual": Invoice.model_validate(p["actual"])}
-    for p in corpus
+    {"name": p["name"], "expected": as_notebook_model(p["expected"]), "actual": as_notebook_model(p["actual"])}
+    for p in synthetic_invoice_pairs(96, line_items=(0, 6), seed=5)
 ]
 open(PIDS, "w").close()
 on_workers = score_dataset(pairs, model_cls=Invoice, workers=2, chunk_size=8, progress=False)
