@@ -8,18 +8,17 @@ not-applicable when there is no ground truth, and `explain()`.
 What this module adds is the part a reader needs to fix an extractor: every row also carries
 `metadata["non_matches"]`, one record per field path that was not a true positive or a true
 negative, with what the right value was. This is the only module that talks to stickler's
-comparison internals (see `_MatchOnceSpec`), through `listmatch` and `fastmatch`.
+comparison internals, through `listmatch.MatchOnceSpec` (and `fastmatch`, `fastread`).
 """
 
 from __future__ import annotations
 
 import contextvars
 import enum
-import functools
 import json
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -34,8 +33,9 @@ _INSTALL = 'pip install "strands-agents-evals[stickler]>=1.7"'
 
 try:
     # Hard dependencies, but the evaluator is what users reach first, so a broken install
-    # names the command that fixes it instead of a bare ModuleNotFoundError.
-    from stickler.auto.facade import EvalResult, EvalSpec, _dump
+    # names the command that fixes it instead of a bare ModuleNotFoundError. stickler itself
+    # loads when the first evaluator is built, as upstream loads it, so importing the package
+    # (and `structsim-nb --help`) does not pay for the engine.
     from strands_evals.evaluators.deterministic.structured_output import (
         StructuredOutputSimilarity as _UpstreamSimilarity,
     )
@@ -46,9 +46,8 @@ except ImportError as exc:  # pragma: no cover - exercised by test_missing_engin
         f"Install it with: {_INSTALL}"
     ) from exc
 
-from .fastmatch import ElementPlan, plan_for  # noqa: E402 - after the engine, whose absence is named above
-from .fastread import read  # noqa: E402
-from .listmatch import compare, list_paths  # noqa: E402
+if TYPE_CHECKING:
+    from stickler.auto.facade import EvalSpec
 
 #: stickler's non-match type value -> (confusion-matrix category, the word a reader sees).
 KINDS: dict[str, tuple[str, str]] = {
@@ -56,39 +55,6 @@ KINDS: dict[str, tuple[str, str]] = {
     "false_alarm": ("fa", "invented"),
     "false_discovery": ("fd", "wrong"),
 }
-
-
-class _MatchOnceSpec(EvalSpec):  # type: ignore[misc]
-    """An `EvalSpec` whose comparison matches each list once, and vectorised where it can.
-
-    stickler's own `compare_with` documents non-matches by running every list matching a
-    second time; this spec runs the comparison through `listmatch.compare`, which keeps each
-    assignment and reads the records off it (see `bench/non_match_cost.py`), and matches lists
-    of plain fields from vectorised matrices with the engine's solver (`fastmatch`). The result
-    is the engine's, value for value. With `vectorised`, both sides are also read with
-    `fastread.read` (stickler's `from_json`, its per-class questions asked once). With
-    `document_non_matches` the records ride on
-    `raw["non_matches"]`, which the upstream evaluator copies into `metadata["comparison"]` and
-    `StructuredOutputSimilarity.evaluate` moves out.
-    """
-
-    def __init__(self, spec: EvalSpec, *, vectorised: bool, document_non_matches: bool) -> None:
-        super().__init__(
-            spec.source_cls,
-            spec.eval_model,
-            weight_hints=spec._weight_hints,
-            match_threshold=spec._match_threshold,
-        )
-        self._vectorised = vectorised
-        self._document_non_matches = document_non_matches
-
-    def evaluate(self, ground_truth: Any, prediction: Any) -> EvalResult:
-        # stickler's own coerce/dump steps, as `EvalSpec.evaluate` runs them; pinned by `<2`.
-        from_json = functools.partial(read, self.eval_model) if self._vectorised else self.eval_model.from_json
-        gt = from_json(_dump(self._coerce(ground_truth)))
-        pred = from_json(_dump(self._coerce(prediction)))
-        raw, _ = compare(gt, pred, vectorised=self._vectorised, document_non_matches=self._document_non_matches)
-        return EvalResult(raw, self, ground_truth=gt, prediction=pred)
 
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})
@@ -204,7 +170,7 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         (0.5, 'London')
     """
 
-    #: Built by the upstream `__init__` (stickler's `eval_for`); a `_MatchOnceSpec` unless both
+    #: Built by the upstream `__init__` (stickler's `eval_for`); a `listmatch.MatchOnceSpec` unless both
     #: `non_matches` and `fast_matching` are off. Declared because the untyped base declares nothing.
     _spec: EvalSpec
 
@@ -224,7 +190,9 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         self._non_matches = bool(non_matches)
         self._fast_matching = bool(fast_matching)
         if self._non_matches or self._fast_matching:
-            self._spec = _MatchOnceSpec(
+            from .listmatch import MatchOnceSpec
+
+            self._spec = MatchOnceSpec(
                 self._spec, vectorised=self._fast_matching, document_non_matches=self._non_matches
             )
 
@@ -246,6 +214,9 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         built in one pass; results are identical to the engine's), else `"engine: <reason>"`
         (the engine compares the elements pair by pair), or `"engine: fast_matching=False"`.
         """
+        from .fastmatch import ElementPlan, plan_for
+        from .listmatch import list_paths
+
         explained: dict[str, dict[str, Any]] = super().explain()
         for path, element in list_paths(self._spec.eval_model):
             entry = explained.get(path)

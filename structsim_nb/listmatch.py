@@ -23,12 +23,14 @@ they are; the package pins `stickler-eval<2`.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, get_args, get_origin
 
 import numpy as np
+from stickler.auto.facade import EvalResult, EvalSpec, _dump
 from stickler.structured_object_evaluator.models.comparison_dispatcher import ComparisonDispatcher
 from stickler.structured_object_evaluator.models.comparison_engine import ComparisonEngine
 from stickler.structured_object_evaluator.models.comparison_helper import ComparisonHelper
@@ -41,10 +43,11 @@ from stickler.structured_object_evaluator.models.structured_list_comparator impo
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
 from .fastmatch import ElementColumns, ElementPlan, assign, plan_for, scalar_similarity
+from .fastread import read
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["MatchPaths", "compare", "list_paths"]
+__all__ = ["MatchOnceSpec", "MatchPaths", "compare", "list_paths"]
 
 #: Which path matched each list field during one comparison: `{"line_items": {"vectorised"}}`.
 MatchPaths = dict[str, set[str]]
@@ -92,6 +95,38 @@ def compare(
         document_non_matches=document_non_matches,
     )
     return raw, context.paths
+
+
+class MatchOnceSpec(EvalSpec):  # type: ignore[misc]
+    """stickler's `EvalSpec`, comparing through `compare`: each list matched once, vectorised where it can.
+
+    stickler's own `compare_with` documents non-matches by running every list matching a
+    second time; `compare` keeps each assignment and reads the records off it (see
+    `bench/non_match_cost.py`), and matches lists of plain fields from vectorised matrices
+    with the engine's solver (`fastmatch`). The result is the engine's, value for value. With
+    `vectorised`, both sides are also read with `fastread.read` (stickler's `from_json`, its
+    per-class questions asked once). With `document_non_matches` the records ride on
+    `raw["non_matches"]`, which the upstream evaluator copies into `metadata["comparison"]` and
+    `StructuredOutputSimilarity.evaluate` moves out.
+    """
+
+    def __init__(self, spec: EvalSpec, *, vectorised: bool, document_non_matches: bool) -> None:
+        super().__init__(
+            spec.source_cls,
+            spec.eval_model,
+            weight_hints=spec._weight_hints,
+            match_threshold=spec._match_threshold,
+        )
+        self._vectorised = vectorised
+        self._document_non_matches = document_non_matches
+
+    def evaluate(self, ground_truth: Any, prediction: Any) -> EvalResult:
+        # stickler's own coerce/dump steps, as `EvalSpec.evaluate` runs them; pinned by `<2`.
+        from_json = functools.partial(read, self.eval_model) if self._vectorised else self.eval_model.from_json
+        gt = from_json(_dump(self._coerce(ground_truth)))
+        pred = from_json(_dump(self._coerce(prediction)))
+        raw, _ = compare(gt, pred, vectorised=self._vectorised, document_non_matches=self._document_non_matches)
+        return EvalResult(raw, self, ground_truth=gt, prediction=pred)
 
 
 def list_paths(model_cls: type) -> Iterator[tuple[str, type]]:
