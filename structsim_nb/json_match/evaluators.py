@@ -37,10 +37,20 @@ from strands_evals.evaluators import Evaluator
 from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationData, EvaluationOutput
 
 from ..errors import GroundTruthError
-from .flatten import Steps, compare_leaves, flatten, fold_keys
+from .flatten import Steps, compare_leaves, flatten, flatten_json, fold_keys, leaf_path
 from .paths import FieldPath, parse_field_path, parse_fields, render_path, resolve_path
-from .results import FieldResult, JsonMatchResult, python_eq_differs
-from .values import JsonRead, check_threshold, json_type, read_expected, read_output, read_text, same_value, short
+from .results import FieldResult, JsonMatchResult, field_result, python_eq_differs
+from .values import (
+    JsonRead,
+    as_json,
+    check_threshold,
+    json_type,
+    read_expected,
+    read_output,
+    read_text,
+    same_value,
+    short,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -181,6 +191,11 @@ def _agenta_contains(text: str) -> bool:
     return True
 
 
+def _brace_span(text: str) -> tuple[int, int] | None:
+    start, end = text.find("{"), text.rfind("}")
+    return (start, end + 1) if 0 <= start < end else None
+
+
 def contains_json(actual: Any) -> JsonMatchResult:
     """Whether the output holds a JSON object or array (Agenta's Contains JSON).
 
@@ -207,7 +222,9 @@ def contains_json(actual: Any) -> JsonMatchResult:
             head = f"no JSON object or array: the output reads as a {json_type(read.value)} ({read.how})"
         else:
             head = f"no JSON object or array: {read.message}"
-        agenta = _agenta_contains(actual)
+        # Agenta parses the first-'{'-to-last-'}' span; when that is the object found here, it parses too.
+        same_span = found and isinstance(read.value, dict) and read.span == _brace_span(actual)
+        agenta = True if same_span else _agenta_contains(actual)
         if agenta != found:
             why = "it parses only the span from the first '{' to the last '}'"
             notes.append(
@@ -247,9 +264,11 @@ def _literal_first(path: FieldPath, gt: Any, out: Any, notes: list[str]) -> Fiel
     Agenta reads the literal key first on each side, so a literal key on one side and the nested
     path on the other compare with each other; here both sides use the same reading.
     """
-    if path.syntax != "dot" or len(path.steps) < 2 or any(kind != "either" for kind, _ in path.steps):
+    if path.syntax != "dot" or len(path.steps) < 2:
         return path
-    if not any(isinstance(data, dict) and path.text in data for data in (gt, out)):
+    if not ((isinstance(gt, dict) and path.text in gt) or (isinstance(out, dict) and path.text in out)):
+        return path
+    if any(kind != "either" for kind, _ in path.steps):
         return path
     if any(resolve_path(path, data)[0] for data in (gt, out) if data is not None):
         nested = "".join(f"[{json.dumps(token)}]" if i else token for i, (_, token) in enumerate(path.steps))
@@ -288,7 +307,10 @@ def json_field_match(
         field was scored). A field is `match` when both sides resolve to the same value
         (`same_value`; JSON null equals null but not a missing field), `wrong`, `missed`
         (only the ground truth has it), `invented` or `absent`. Output that is not JSON scores
-        every field 0 (`error="unreadable"`) and never passes, whatever the threshold.
+        every field 0 (`error="unreadable"`) and never passes, whatever the threshold. Only the
+        values at the configured paths are read (a document's other parts are not walked): an
+        output value there that is not JSON data (a set, a date object) makes that field
+        `wrong`, and one in the ground truth raises `GroundTruthError` naming the path.
 
     Raises:
         FieldPathError: If a path does not parse, or `fields` is empty or repeats a path.
@@ -298,13 +320,15 @@ def json_field_match(
     paths = parse_fields(fields)
     bar = check_threshold(threshold, 1.0)
     check_both_absent(both_absent)
-    gt = read_expected(expected)
+    # Only the configured paths are read: each resolved value is checked as JSON data (below),
+    # not the whole document, so ten fields of a large document cost ten lookups.
+    gt = read_expected(expected, deep=False)
     if not isinstance(gt, (dict, list)):
         raise GroundTruthError(
             f"expected must be a JSON object or array to have fields; got the {json_type(gt)} {short(gt)}. "
             "Use exact_match for a single value"
         )
-    read = read_output(actual)
+    read = read_output(actual, deep=False)
     notes: list[str] = []
     if read.ok and isinstance(read.value, list):
         notes.append("output is a JSON array and paths resolve into it (Agenta scores every field 0)")
@@ -313,16 +337,31 @@ def json_field_match(
         notes.append(f"output read as {read.how} (Agenta reads only whole-text JSON and scores every field 0)")
     for path in paths:
         path = _literal_first(path, gt, read.value, notes)
-        e_found, e_value, e_why = resolve_path(path, gt)
+        e_found, e_raw, e_why = resolve_path(path, gt)
+        e_value = e_raw
+        if e_found:
+            e_json, e_value = as_json(e_raw)
+            if not e_json:
+                raise GroundTruthError(
+                    f"expected must be JSON data; at {path.text} it holds a {type(e_raw).__name__}. "
+                    "Convert it to plain JSON types (dict, list, str, number, bool, None) first"
+                )
         if read.ok:
             a_found, a_value, a_why = resolve_path(path, read.value)
+            if a_found:
+                a_json, a_plain = as_json(a_value)
+                if not a_json:
+                    reason = f"the output holds a {type(a_value).__name__} here, which is not JSON data"
+                    results.append(FieldResult(path.text, "wrong", 0.0, e_value if e_found else None, None, reason))
+                    continue
+                a_value = a_plain
         else:
             a_found, a_value, a_why = False, None, read.message
         if e_found and a_found:
             equal = same_value(e_value, a_value)
             reason = "equal" if equal else f"expected {short(e_value)}, got {short(a_value)}"
             results.append(
-                FieldResult(path.text, "match" if equal else "wrong", float(equal), e_value, a_value, reason)
+                field_result(path.text, "match" if equal else "wrong", float(equal), e_value, a_value, reason)
             )
         elif e_found:
             results.append(FieldResult(path.text, "missed", 0.0, e_value, None, f"not in the output: {a_why}"))
@@ -423,11 +462,16 @@ def json_diff(
         ValueError: If `threshold` is not a number in [0, 1].
     """
     bar = check_threshold(threshold, 0.5)
-    gt = read_expected(expected)
-    read = read_output(actual)
-    notes: list[str] = []
     keep = compare_empty_containers
-    g_flat, o_flat = flatten(gt, keep_empty=keep), (flatten(read.value, keep_empty=keep) if read.ok else {})
+    # Each side is checked as JSON data while it is flattened (one walk, not two).
+    g_flat = flatten_json(read_expected(expected, deep=False), keep_empty=keep)
+    if g_flat is None:  # not JSON data: the reader raises GroundTruthError, worded as everywhere
+        g_flat = flatten(read_expected(expected), keep_empty=keep)
+    read = read_output(actual, deep=False)
+    o_flat = flatten_json(read.value, keep_empty=keep) if read.ok else {}
+    if o_flat is None:  # not JSON data: the reader's own message
+        read, o_flat = read_output(actual), {}
+    notes: list[str] = []
     names: dict[Steps, Steps] = {}
     ambiguous: dict[Steps, list[Steps]] = {}
     if case_insensitive_keys:
@@ -461,7 +505,7 @@ def json_diff(
     results = [item for _, item in pairs]
     by_top: dict[str, list[float]] = {}
     for key, item in pairs:
-        by_top.setdefault(render_path(names.get(key, key)[:1]), []).append(float(item.score or 0.0))
+        by_top.setdefault(leaf_path(names.get(key, key)[:1]), []).append(float(item.score or 0.0))
     field_scores = {top: sum(scores) / len(scores) for top, scores in by_top.items()}
     matched = sum(1 for item in results if item.status == "match")
     score = matched / len(results) if results else 0.0
@@ -474,7 +518,7 @@ def json_diff(
         notes.append("null equals null (Agenta scores null leaves 0)")
     if keep and any(isinstance(value, (dict, list)) or () in g_flat for value in (*g_flat.values(), *o_flat.values())):
         notes.append("empty objects and arrays are compared as values (Agenta drops them)")
-    if any(isinstance(step, str) and "." in step for key in g_flat for step in names.get(key, key)):
+    if any("." in step for step in {step for key in g_flat for step in key} if isinstance(step, str)):
         notes.append("keys containing '.' stay distinct from nested paths (Agenta's flattening lets them collide)")
     if not compare_schema_only:
         differs = python_eq_differs(results)

@@ -169,6 +169,27 @@ class TestFieldMatch:
             json_field_match({"a": 1}, '"Paris"', fields=["a"])
 
 
+class TestFieldMatchReadsOnlyItsPaths:
+    """Only the configured paths are read, so a large document costs its fields, not its size."""
+
+    def test_a_value_that_is_not_json_elsewhere_does_not_matter(self):
+        result = json_field_match({"a": 1, "junk": {1, 2}}, {"a": 1, "junk": object()}, fields=["a"])
+        assert result.score == 1.0 and result.passed and result.error is None
+
+    def test_at_a_configured_path_the_output_field_is_wrong(self):
+        result = json_field_match({"a": {1, 2}, "b": 2}, {"a": [1, 2], "b": 2}, fields=["a", "b"])
+        assert result.field_scores == {"a": 0.0, "b": 1.0}
+        assert "not JSON data" in result.fields[0].reason
+
+    def test_at_a_configured_path_the_ground_truth_raises_naming_it(self):
+        with pytest.raises(GroundTruthError, match="at a it holds a set"):
+            json_field_match({"a": [1]}, {"a": {1, 2}}, fields=["a"])
+
+    def test_tuples_read_as_lists(self):
+        result = json_field_match({"a": (1, (2, 3))}, {"a": [1, [2, 3]]}, fields=["a", "a.1.0", "a[1][1]"])
+        assert result.score == 1.0
+
+
 class TestJsonDiff:
     def test_seed(self):
         result = json_diff(SEED_OUT, SEED_GT)
