@@ -150,7 +150,6 @@ def exact_match(actual: Any, expected: Any, *, ignore_case: bool = False, strip:
             if not read.ok:
                 return JsonMatchResult("exact_match", 0.0, False, f"not equal: {read.message}", error="unreadable")
             out = read.value
-    equal = same_value(gt, out, ignore_case=ignore_case, strip=strip)
     fields: list[FieldResult] = []
     if isinstance(gt, (dict, list)) and isinstance(out, (dict, list)):
 
@@ -159,7 +158,11 @@ def exact_match(actual: Any, expected: Any, *, ignore_case: bool = False, strip:
 
         pairs = compare_leaves(flatten(gt), flatten(out), agree=agree, extras=True)
         fields = [item for _, item in pairs]
-    elif not equal:
+        # Every leaf agreeing, none missing or extra (empty containers are leaves) is `same_value`.
+        equal = all(item.status == "match" for item in fields)
+    else:
+        equal = same_value(gt, out, ignore_case=ignore_case, strip=strip)
+    if not equal and not fields:
         fields = [FieldResult("$", "wrong", 0.0, gt, out, f"expected {short(gt)}, got {short(out)}")]
     agenta = _agenta_exact(actual, expected)
     if agenta != equal and not (ignore_case or strip):

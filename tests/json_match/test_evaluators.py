@@ -6,6 +6,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 from strands_evals.types.evaluation import EvaluationData
 
@@ -20,6 +22,7 @@ from structsim_nb.json_match import (
     exact_match,
     json_diff,
     json_field_match,
+    same_value,
 )
 
 # The documented Agenta example (seed 003).
@@ -333,6 +336,23 @@ class TestExactMatch:
         result = exact_match({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 3})
         assert not result.passed
         assert {(r["path"], r["kind"]) for r in result.non_matches()} == {("b", "wrong"), ("c", "invented")}
+
+
+SMALL_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.sampled_from([0, 1, 1.0, 2, float("nan")]), st.sampled_from(["a", "A", ""])),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "a.b"]), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(a=SMALL_JSON, b=SMALL_JSON, ignore_case=st.booleans(), strip=st.booleans())
+def test_exact_match_equals_same_value(a, b, ignore_case, strip):
+    for pair in ((a, b), (a, a), (b, json.loads(json.dumps(b)))):
+        result = exact_match(*pair, ignore_case=ignore_case, strip=strip)
+        assert result.passed == same_value(pair[1], pair[0], ignore_case=ignore_case, strip=strip), pair
 
 
 class TestContainsJson:
