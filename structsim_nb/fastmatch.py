@@ -420,6 +420,20 @@ class ElementColumns:
             weight += rule.weight
         return total / weight if weight > 0 else np.zeros(len(gt_index))
 
+    def flagged(self, gt_index: np.ndarray, pred_index: np.ndarray) -> list[list[int]]:
+        """Per pair, the fields that get a non-match record: blank on one side, or below threshold.
+
+        A field blank on both sides (a true negative) or at or above its threshold (a true
+        positive) gets none, as in the engine's collector; the fields are in the plan's order.
+        """
+        flagged: list[list[int]] = [[] for _ in range(len(gt_index))]
+        for k, rule in enumerate(self.plan.fields):
+            a, b = self.absent_gt[k][gt_index], self.absent_pred[k][pred_index]
+            below = self.raw[k][gt_index, pred_index] < rule.threshold
+            for pair in np.flatnonzero(~(a & b) & ((a | b) | below)).tolist():
+                flagged[pair].append(k)
+        return flagged
+
     def field_counts(self, gt_index: np.ndarray, pred_index: np.ndarray) -> dict[str, dict[str, Any]]:
         """The confusion counts of each field over the given pairs, as the engine nests them."""
         details: dict[str, dict[str, Any]] = {}

@@ -310,8 +310,9 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
             scores = self._columns.pair_scores(gt_index, pred_index).tolist()
             scored = [(i, j, score) for (i, j, _), score in zip(matched_pairs, scores, strict=True)]
             if self._context.document_non_matches:
-                for i, j, _ in matched_pairs:
-                    self._context.pairs[(id(gt_list[i]), id(pred_list[j]))] = (self._columns, i, j)
+                flagged = self._columns.flagged(gt_index, pred_index)
+                for (i, j, _), fields in zip(matched_pairs, flagged, strict=True):
+                    self._context.pairs[(id(gt_list[i]), id(pred_list[j]))] = (self._columns, i, j, fields)
         else:
             scored = [self._pair_score(i, j, raw, gt_list, pred_list) for i, j, raw in matched_pairs]
         # 0.01: the engine's own classification threshold for already-thresholded pair scores.
@@ -361,14 +362,18 @@ def _indices(pairs: Sequence[tuple[int, int, Any]]) -> tuple[np.ndarray, np.ndar
     )
 
 
-def _field_non_matches(columns: ElementColumns, i: int, j: int, gt_item: Any, pred_item: Any) -> list[dict[str, Any]]:
-    """What `gt_item.compare_with(pred_item, document_non_matches=True)["non_matches"]` holds."""
+def _field_non_matches(
+    columns: ElementColumns, i: int, j: int, fields: list[int], gt_item: Any, pred_item: Any
+) -> list[dict[str, Any]]:
+    """What `gt_item.compare_with(pred_item, document_non_matches=True)["non_matches"]` holds.
+
+    `fields` are the ones `ElementColumns.flagged` found a record for; the rest match.
+    """
     records: list[dict[str, Any]] = []
-    for k, rule in enumerate(columns.plan.fields):
+    for k in fields:
+        rule = columns.plan.fields[k]
         gt_value, pred_value = getattr(gt_item, rule.name), getattr(pred_item, rule.name)
         gt_absent, pred_absent = bool(columns.absent_gt[k][i]), bool(columns.absent_pred[k][j])
-        if gt_absent and pred_absent:
-            continue
         record: dict[str, Any] = {"field_path": rule.name}
         if gt_absent:
             record.update(non_match_type=NonMatchType.FALSE_ALARM, details={"reason": "unmatched prediction"})
@@ -376,8 +381,6 @@ def _field_non_matches(columns: ElementColumns, i: int, j: int, gt_item: Any, pr
             record.update(non_match_type=NonMatchType.FALSE_NEGATIVE, details={"reason": "unmatched ground truth"})
         else:
             similarity = float(columns.raw[k][i, j])
-            if similarity >= rule.threshold:
-                continue
             reason = f"below threshold ({similarity:.3f} < {rule.threshold})"
             record.update(non_match_type=NonMatchType.FALSE_DISCOVERY, similarity_score=similarity)
             record["details"] = {"reason": reason}
@@ -401,6 +404,11 @@ class _Helper(NonMatchesHelper):  # type: ignore[misc]
         super().__init__()
         self._context = context
 
+    def generate_comparison_reason(self, is_match: bool, score: float, threshold: float) -> str:
+        # The stock helper formats a reason per matched pair and then never reads it (its
+        # `_extract_entries_from_objects` ignores `reason`); skip the formatting.
+        return ""
+
     def get_optimal_assignments(self, gt_list: list[Any], pred_list: list[Any]) -> tuple[Any, Any]:
         matched_pairs = self._context.assignments.get((id(gt_list), id(pred_list)))
         if matched_pairs is None:  # a list of values: the engine's own matching
@@ -414,8 +422,8 @@ class _Helper(NonMatchesHelper):  # type: ignore[misc]
         # the pair's records come from the comparison that scored it, not a second one.
         found = self._context.pairs.get((id(gt_object), id(pred_object)))
         if isinstance(found, tuple):
-            columns, i, j = found
-            records = _field_non_matches(columns, i, j, gt_object, pred_object)
+            columns, i, j, fields = found
+            records = _field_non_matches(columns, i, j, fields, gt_object, pred_object)
         elif found is not None:
             records = found
         else:
