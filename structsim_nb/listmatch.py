@@ -6,8 +6,8 @@ with three of its parts swapped for subclasses, through the seams the engine its
 
 - each `List[Model]` assignment is computed once per comparison and remembered by list
   identity, so documenting the non-matches reads the assignment the score already made
-  instead of running the Hungarian matching again (stickler's collector re-runs it, and
-  re-compares every matched pair: that was the 2x);
+  (`listrecords.RecordCollector`) instead of running the Hungarian matching again
+  (stickler's collector re-runs it, and re-compares every matched pair: that was the 2x);
 - a list whose element class `fastmatch.plan_for` accepts is matched from vectorised
   similarity matrices (`fastmatch.ElementColumns`) with the engine's own solver, and its
   per-pair work (each matched pair's score, the per-field counts, the non-match records) is
@@ -26,7 +26,6 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any, get_args, get_origin
 
 import numpy as np
@@ -36,34 +35,18 @@ from stickler.structured_object_evaluator.models.comparison_engine import Compar
 from stickler.structured_object_evaluator.models.comparison_helper import ComparisonHelper
 from stickler.structured_object_evaluator.models.field_comparator import FieldComparator
 from stickler.structured_object_evaluator.models.hungarian_helper import HungarianHelper
-from stickler.structured_object_evaluator.models.non_match_collector import NonMatchCollector
-from stickler.structured_object_evaluator.models.non_match_field import NonMatchType
-from stickler.structured_object_evaluator.models.non_matches_helper import NonMatchesHelper
 from stickler.structured_object_evaluator.models.structured_list_comparator import StructuredListComparator
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
-from .fastmatch import ElementColumns, ElementPlan, assign, plan_for, scalar_similarity
+from .assignment import assign
+from .fastmatch import ElementColumns, ElementPlan, plan_for
 from .fastread import read
+from .listrecords import MatchContext, MatchPaths, RecordCollector
+from .pairwise import scalar_similarity
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["MatchOnceSpec", "MatchPaths", "compare", "list_paths"]
-
-#: Which path matched each list field during one comparison: `{"line_items": {"vectorised"}}`.
-MatchPaths = dict[str, set[str]]
-
-
-@dataclass
-class _Context:
-    """What one top-level comparison shares between its engines."""
-
-    vectorised: bool
-    document_non_matches: bool
-    #: (id(gt_list), id(pred_list)) -> the engine's matched pairs `(gt, pred, similarity)`.
-    assignments: dict[tuple[int, int], list[tuple[int, int, Any]]] = field(default_factory=dict)
-    #: (id(gt_item), id(pred_item)) -> that pair's non-match records, or where to read them.
-    pairs: dict[tuple[int, int], Any] = field(default_factory=dict)
-    paths: MatchPaths = field(default_factory=dict)
 
 
 def compare(
@@ -87,7 +70,7 @@ def compare(
         The engine's result dict (with `confusion_matrix` and derived metrics), and which path
         matched each list field that was compared (both sides non-empty), by dotted path.
     """
-    context = _Context(vectorised=vectorised, document_non_matches=document_non_matches)
+    context = MatchContext(vectorised=vectorised, document_non_matches=document_non_matches)
     raw = _Engine(ground_truth, context, "").compare_with(
         prediction,
         include_confusion_matrix=True,
@@ -163,14 +146,14 @@ def _models_in(annotation: Any) -> Iterator[tuple[type, bool]]:
 class _Engine(ComparisonEngine):  # type: ignore[misc]
     """The engine, wired to the subclasses below (its parts are built lazily; these are preset)."""
 
-    def __init__(self, model: StructuredModel, context: _Context, prefix: str) -> None:
+    def __init__(self, model: StructuredModel, context: MatchContext, prefix: str) -> None:
         super().__init__(model)
         self._dispatcher = _Dispatcher(model, context, prefix)
-        self._non_match_collector = _Collector(model, context)
+        self._non_match_collector = RecordCollector(model, context)
 
 
 class _Dispatcher(ComparisonDispatcher):  # type: ignore[misc]
-    def __init__(self, model: StructuredModel, context: _Context, prefix: str) -> None:
+    def __init__(self, model: StructuredModel, context: MatchContext, prefix: str) -> None:
         super().__init__(model)
         self._structured_list_comparator = _ListComparator(model, context, prefix)
         self._field_comparator = _FieldComparator(model, context, prefix)
@@ -179,7 +162,7 @@ class _Dispatcher(ComparisonDispatcher):  # type: ignore[misc]
 class _FieldComparator(FieldComparator):  # type: ignore[misc]
     """Fields compared with `fastmatch.scalar_similarity`; nested objects through this engine."""
 
-    def __init__(self, model: StructuredModel, context: _Context, prefix: str) -> None:
+    def __init__(self, model: StructuredModel, context: MatchContext, prefix: str) -> None:
         super().__init__(model)
         self._context = context
         self._prefix = prefix
@@ -233,7 +216,7 @@ class _FieldComparator(FieldComparator):  # type: ignore[misc]
 class _ListComparator(StructuredListComparator):  # type: ignore[misc]
     """Matches a `List[Model]` once, vectorised when its element class allows it."""
 
-    def __init__(self, model: StructuredModel, context: _Context, prefix: str) -> None:
+    def __init__(self, model: StructuredModel, context: MatchContext, prefix: str) -> None:
         super().__init__(model)
         self._context = context
         self._prefix = prefix
@@ -360,140 +343,3 @@ def _indices(pairs: Sequence[tuple[int, int, Any]]) -> tuple[np.ndarray, np.ndar
         np.fromiter((i for i, _, _ in pairs), dtype=np.int64, count=len(pairs)),
         np.fromiter((j for _, j, _ in pairs), dtype=np.int64, count=len(pairs)),
     )
-
-
-def _field_non_matches(
-    columns: ElementColumns, i: int, j: int, fields: list[int], gt_item: Any, pred_item: Any
-) -> list[dict[str, Any]]:
-    """What `gt_item.compare_with(pred_item, document_non_matches=True)["non_matches"]` holds.
-
-    `fields` are the ones `ElementColumns.flagged` found a record for; the rest match.
-    """
-    records: list[dict[str, Any]] = []
-    for k in fields:
-        rule = columns.plan.fields[k]
-        gt_value, pred_value = getattr(gt_item, rule.name), getattr(pred_item, rule.name)
-        gt_absent, pred_absent = bool(columns.absent_gt[k][i]), bool(columns.absent_pred[k][j])
-        record: dict[str, Any] = {"field_path": rule.name}
-        if gt_absent:
-            record.update(non_match_type=NonMatchType.FALSE_ALARM, details={"reason": "unmatched prediction"})
-        elif pred_absent:
-            record.update(non_match_type=NonMatchType.FALSE_NEGATIVE, details={"reason": "unmatched ground truth"})
-        else:
-            similarity = float(columns.raw[k][i, j])
-            reason = f"below threshold ({similarity:.3f} < {rule.threshold})"
-            record.update(non_match_type=NonMatchType.FALSE_DISCOVERY, similarity_score=similarity)
-            record["details"] = {"reason": reason}
-        record["ground_truth_value"], record["prediction_value"] = gt_value, pred_value
-        records.append(_ordered(record))
-    return records
-
-
-_RECORD_KEYS = ("field_path", "non_match_type", "ground_truth_value", "prediction_value", "similarity_score", "details")
-
-
-def _ordered(record: dict[str, Any]) -> dict[str, Any]:
-    """The record with its keys in the order stickler's collector writes them."""
-    return {key: record[key] for key in _RECORD_KEYS if key in record}
-
-
-class _Helper(NonMatchesHelper):  # type: ignore[misc]
-    """stickler's list non-match helper, reading the comparison's own assignments and pair records."""
-
-    def __init__(self, context: _Context) -> None:
-        super().__init__()
-        self._context = context
-
-    def generate_comparison_reason(self, is_match: bool, score: float, threshold: float) -> str:
-        # The stock helper formats a reason per matched pair and then never reads it (its
-        # `_extract_entries_from_objects` ignores `reason`); skip the formatting.
-        return ""
-
-    def get_optimal_assignments(self, gt_list: list[Any], pred_list: list[Any]) -> tuple[Any, Any]:
-        matched_pairs = self._context.assignments.get((id(gt_list), id(pred_list)))
-        if matched_pairs is None:  # a list of values: the engine's own matching
-            return super().get_optimal_assignments(gt_list, pred_list)
-        return [(i, j) for i, j, _ in matched_pairs], matched_pairs
-
-    def _extract_field_level_non_matches(
-        self, field_name: str, gt_object: Any, pred_object: Any, object_index: int
-    ) -> list[dict[str, Any]]:
-        # Adapted from stickler-eval 1.0.0 NonMatchesHelper._extract_field_level_non_matches:
-        # the pair's records come from the comparison that scored it, not a second one.
-        found = self._context.pairs.get((id(gt_object), id(pred_object)))
-        if isinstance(found, tuple):
-            columns, i, j, fields = found
-            records = _field_non_matches(columns, i, j, fields, gt_object, pred_object)
-        elif found is not None:
-            records = found
-        else:
-            records = gt_object.compare_with(pred_object, document_non_matches=True).get("non_matches", [])
-        entries = []
-        for record in records:
-            entry = {
-                "field_path": f"{field_name}[{object_index}].{record['field_path']}",
-                "non_match_type": record["non_match_type"],
-                "ground_truth_value": record["ground_truth_value"],
-                "prediction_value": record["prediction_value"],
-                "reason": record.get("reason", "field mismatch"),
-            }
-            if "similarity_score" in record:
-                entry["similarity_score"] = record["similarity_score"]
-            entries.append(entry)
-        return entries
-
-
-class _Collector(NonMatchCollector):  # type: ignore[misc]
-    def __init__(self, model: StructuredModel, context: _Context) -> None:
-        super().__init__(model)
-        self.helper = _Helper(context)
-        self._context = context
-
-    def collect_enhanced_non_matches(self, recursive_result: dict[str, Any], other: Any) -> list[dict[str, Any]]:
-        # Adapted from stickler-eval 1.0.0 NonMatchCollector.collect_enhanced_non_matches: the
-        # same records in the same order; nested objects are collected by this class too.
-        found: list[dict[str, Any]] = []
-        for field_name, field_result in recursive_result.get("fields", {}).items():
-            gt_val = getattr(self.model, field_name)
-            pred_val = getattr(other, field_name, None)
-            gt_empty = gt_val is None or (isinstance(gt_val, list) and not gt_val)
-            pred_empty = pred_val is None or (isinstance(pred_val, list) and not pred_val)
-            if gt_empty and isinstance(pred_val, list) and pred_val:
-                found.extend(self.helper.process_null_cases(field_name, gt_val, pred_val))
-            elif isinstance(gt_val, list) and gt_val and pred_empty:
-                found.extend(self.helper.process_null_cases(field_name, gt_val, pred_val))
-            elif isinstance(gt_val, list) and isinstance(pred_val, list):
-                found.extend(self.helper.collect_list_non_matches(field_name, gt_val, pred_val))
-            else:
-                found.extend(self._field_records(field_name, field_result, gt_val, pred_val))
-        return found
-
-    def _field_records(self, field_name: str, field_result: Any, gt_val: Any, pred_val: Any) -> list[dict[str, Any]]:
-        if not isinstance(field_result, dict):
-            return []
-        metrics = field_result.get("overall", field_result)
-        if isinstance(gt_val, StructuredModel) and isinstance(pred_val, StructuredModel) and "fields" in field_result:
-            nested = _Collector(gt_val, self._context).collect_enhanced_non_matches(field_result, pred_val)
-            for entry in nested:
-                entry["field_path"] = f"{field_name}.{entry['field_path']}"
-            return nested
-        record: dict[str, Any] = {
-            "field_path": field_name,
-            "non_match_type": None,
-            "ground_truth_value": gt_val,
-            "prediction_value": pred_val,
-        }
-        if metrics.get("fa", 0) > 0:
-            record.update(non_match_type=NonMatchType.FALSE_ALARM, details={"reason": "unmatched prediction"})
-        elif metrics.get("fn", 0) > 0:
-            record.update(non_match_type=NonMatchType.FALSE_NEGATIVE, details={"reason": "unmatched ground truth"})
-        elif metrics.get("fd", 0) > 0:
-            similarity = field_result.get("raw_similarity_score")
-            record.update(non_match_type=NonMatchType.FALSE_DISCOVERY, similarity_score=similarity)
-            record["details"] = {"reason": "below threshold"}
-            if similarity is not None:
-                threshold = self.model._get_comparison_info(field_name).threshold
-                record["details"]["reason"] = f"below threshold ({similarity:.3f} < {threshold})"
-        else:
-            return []
-        return [record]

@@ -26,8 +26,10 @@ from stickler.comparators.levenshtein import LevenshteinComparator
 from stickler.comparators.numeric import NumericComparator
 from stickler.comparators.phone import PhoneComparator
 
-from structsim_nb import fastmatch
-from structsim_nb.fastmatch import ElementColumns, ElementPlan, FieldRule, assign, plan_for, scalar_similarity
+from structsim_nb import assignment, pairwise
+from structsim_nb.assignment import assign
+from structsim_nb.fastmatch import ElementColumns, ElementPlan, plan_for
+from structsim_nb.pairwise import VECTORISERS, scalar_similarity
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
@@ -96,14 +98,13 @@ class TestVectorisers:
     @given(a=st.lists(PRESENT, min_size=1, max_size=6), b=st.lists(PRESENT, min_size=1, max_size=6))
     def test_each_pair_scores_what_the_comparator_scores(self, name, a, b):
         comparator = COMPARATORS[name]
-        rule = FieldRule("f", comparator, 0.5, 1.0, True)
         try:
             want = engine_matrix(comparator, a, b)
         except Exception as exc:  # noqa: BLE001 - the engine refuses the value (a bool as a Decimal): so must we
             with pytest.raises(type(exc)):
-                fastmatch._VECTORISERS[type(comparator)](rule, a, b)
+                pairwise.similarity_matrix(comparator, a, b)
             return
-        got = fastmatch._VECTORISERS[type(comparator)](rule, a, b)
+        got = pairwise.similarity_matrix(comparator, a, b)
         assert got.dtype == np.float64
         assert np.array_equal(got, want), (a, b, got, want)
         assert np.array_equal(np.signbit(got), np.signbit(want))
@@ -124,14 +125,14 @@ class TestVectorisers:
     def test_the_relative_tolerance_edge_is_decided_by_the_engine(self):
         comparator = NumericComparator(relative_tolerance=0.001)
         a, b = [1.0, 1000.0, 0.0], [1.001, 1.0010000001, 1001.0, 1001.0000001, 0.001, 0.0010001]
-        got = fastmatch._numeric(FieldRule("f", comparator, 1.0, 1.0, True), a, b)
+        got = pairwise._numeric(comparator, a, b)
         assert np.array_equal(got, engine_matrix(comparator, a, b))
         assert got[0, 0] == 1.0 and got[0, 1] == 0.0 and got[1, 2] == 1.0 and got[2, 4] == 1.0
 
     def test_numbers_outside_the_float_range_are_compared_by_the_comparator(self):
         comparator = NumericComparator(relative_tolerance=0.5)
         a, b = ["1" + "0" * 400, "1e-400", 2.0], ["1" + "0" * 400 + "1", "3", 2.5]
-        got = fastmatch._numeric(FieldRule("f", comparator, 1.0, 1.0, True), a, b)
+        got = pairwise._numeric(comparator, a, b)
         assert np.array_equal(got, engine_matrix(comparator, a, b))
 
     def test_dates_parse_once_per_distinct_value(self, monkeypatch):
@@ -143,10 +144,10 @@ class TestVectorisers:
             seen.append(value)
             return original(self, value, dayfirst)
 
-        monkeypatch.setattr(fastmatch, "_PARSED", {})
+        monkeypatch.setattr(pairwise, "_PARSED", {})
         monkeypatch.setattr(DateComparator, "_parse", counting)
         values = ["1 March 2024", "2 March 2024"] * 50
-        fastmatch._date(FieldRule("d", comparator, 0.95, 1.0, True), values, values)
+        pairwise._date(comparator, values, values)
         assert sorted(seen) == sorted(["1 March 2024", "2 March 2024"] * 2)  # two readings (dayfirst None)
 
     @SETTINGS
@@ -155,14 +156,14 @@ class TestVectorisers:
         comparator = DateComparator()
         parsed = comparator._parse(day.isoformat(), dayfirst=dayfirst)
         assert (parsed.has_year, parsed.has_month, parsed.has_day, parsed.dt.tzinfo) == (True, True, True, None)
-        assert fastmatch._day(comparator, day.isoformat(), dayfirst) == parsed.dt.toordinal()
+        assert pairwise._day(comparator, day.isoformat(), dayfirst) == parsed.dt.toordinal()
 
     @pytest.mark.parametrize("text", ["2024-02-30", "2024-13-01", "0999-01-01", "2024-1-01", " 2024-01-01"])
     def test_other_date_text_goes_to_the_comparator(self, text):
         comparator = DateComparator()
         parsed = comparator._parse(text, dayfirst=False)
         simple = parsed is not None and parsed.has_year and parsed.has_month and parsed.has_day
-        assert fastmatch._day(comparator, text, False) == (parsed.dt.toordinal() if simple else None)
+        assert pairwise._day(comparator, text, False) == (parsed.dt.toordinal() if simple else None)
 
 
 class TestAssign:
@@ -187,7 +188,7 @@ class TestAssign:
             assert assign(similarity) == engine
 
     def test_without_the_native_kernel_it_makes_the_engines_call(self, monkeypatch):
-        monkeypatch.setattr(fastmatch, "_native_solver", lambda: None)
+        monkeypatch.setattr(assignment, "_native_solver", lambda: None)
         similarity = np.round(np.random.default_rng(5).random((7, 6)) * 3) / 3
         assert assign(similarity) == [tuple(p) for p in _MUNKRES.compute(make_cost_matrix(similarity, lambda x: 1 - x))]
 
@@ -267,7 +268,7 @@ class TestPlan:
         assert columns.reason == "field 'sku' holds a value that is not a scalar"
 
     def test_phone_comparator_is_really_unsupported(self):
-        assert PhoneComparator not in fastmatch._VECTORISERS
+        assert PhoneComparator not in VECTORISERS
 
 
 class TestColumnsAgainstEngine:
