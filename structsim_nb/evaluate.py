@@ -8,7 +8,7 @@ not-applicable when there is no ground truth, and `explain()`.
 What this module adds is the part a reader needs to fix an extractor: every row also carries
 `metadata["non_matches"]`, one record per field path that was not a true positive or a true
 negative, with what the right value was. This is the only module that talks to stickler's
-comparison internals, through `listmatch.MatchOnceSpec` (and `fastmatch`, `fastread`).
+comparison internals, through `engine.listmatch.MatchOnceSpec` (see `structsim_nb.engine`).
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         fast_matching: Match lists of objects whose fields are all plain values (text, numbers,
             dates, flags) from vectorised pair-similarity matrices, with the engine's own
             assignment solver. Default True. Scores, rows and records are identical to the
-            engine's (differential tests in `tests/test_fastmatch.py`); `explain()` says which
+            engine's (differential tests in `tests/engine/test_fastmatch.py`); `explain()` says which
             lists qualify. False runs the engine's per-pair comparison for every list.
 
     Raises:
@@ -170,7 +170,7 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         (0.5, 'London')
     """
 
-    #: Built by the upstream `__init__` (stickler's `eval_for`); a `listmatch.MatchOnceSpec` unless both
+    #: Built by the upstream `__init__` (stickler's `eval_for`); an `engine.listmatch.MatchOnceSpec` unless both
     #: `non_matches` and `fast_matching` are off. Declared because the untyped base declares nothing.
     _spec: EvalSpec
 
@@ -190,7 +190,7 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         self._non_matches = bool(non_matches)
         self._fast_matching = bool(fast_matching)
         if self._non_matches or self._fast_matching:
-            from .listmatch import MatchOnceSpec
+            from .engine.listmatch import MatchOnceSpec
 
             self._spec = MatchOnceSpec(
                 self._spec, vectorised=self._fast_matching, document_non_matches=self._non_matches
@@ -214,8 +214,8 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         built in one pass; results are identical to the engine's), else `"engine: <reason>"`
         (the engine compares the elements pair by pair), or `"engine: fast_matching=False"`.
         """
-        from .fastmatch import ElementPlan, plan_for
-        from .listmatch import list_paths
+        from .engine.fastmatch import ElementPlan, plan_for
+        from .engine.listmatch import list_paths
 
         explained: dict[str, dict[str, Any]] = super().explain()
         for path, element in list_paths(self._spec.eval_model):

@@ -84,11 +84,11 @@ def test_no_import_cycle_even_counting_deferred_imports() -> None:
 
 def test_each_integration_has_its_own_folder() -> None:
     folders = {path.name for path in PACKAGE.iterdir() if path.is_dir() and (path / "__init__.py").exists()}
-    assert {"replay", "json_match", "trajectories", "fcc", "cli"} <= folders
+    assert {"replay", "json_match", "trajectories", "fcc", "cli", "engine"} <= folders
 
 
 def test_tests_mirror_the_package_folders() -> None:
-    for folder in ("replay", "json_match", "trajectories", "fcc", "cli"):
+    for folder in ("replay", "json_match", "trajectories", "fcc", "cli", "engine"):
         modules = {p.stem for p in (PACKAGE / folder).glob("*.py") if not p.stem.startswith("_")}
         tested = {p.stem.removeprefix("test_") for p in (TESTS / folder).glob("test_*.py")}
         assert tested, f"tests/{folder}/ must hold the tests of structsim_nb/{folder}/"

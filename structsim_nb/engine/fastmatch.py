@@ -10,7 +10,7 @@ engine's own solver (`assignment.assign`).
 
 A field with a comparator that has no vectorised equivalent, or a nested object or list, makes
 the element class unsupported (`plan_for` says why), and the caller runs the engine's path for
-that list. `tests/test_fastmatch.py` and `tests/test_listmatch.py` hold the differential tests
+that list. `tests/engine/test_fastmatch.py` and `tests/engine/test_listmatch.py` hold the differential tests
 against the stock engine.
 """
 

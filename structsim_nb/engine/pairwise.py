@@ -18,7 +18,7 @@ that have a vectorised equivalent with the same semantics (`VECTORISERS`):
   per distinct pair of values.
 
 Values must be present (not None or ""): the callers apply the engine's blank rules first.
-`scalar_similarity` is the one-pair form. `tests/test_fastmatch.py` checks every vectoriser
+`scalar_similarity` is the one-pair form. `tests/engine/test_fastmatch.py` checks every vectoriser
 against its comparator, pair by pair.
 """
 

@@ -26,10 +26,10 @@ from stickler.comparators.levenshtein import LevenshteinComparator
 from stickler.comparators.numeric import NumericComparator
 from stickler.comparators.phone import PhoneComparator
 
-from structsim_nb import assignment, pairwise
-from structsim_nb.assignment import assign
-from structsim_nb.fastmatch import ElementColumns, ElementPlan, plan_for
-from structsim_nb.pairwise import VECTORISERS, scalar_similarity
+from structsim_nb.engine import assignment, pairwise
+from structsim_nb.engine.assignment import assign
+from structsim_nb.engine.fastmatch import ElementColumns, ElementPlan, plan_for
+from structsim_nb.engine.pairwise import VECTORISERS, scalar_similarity
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 

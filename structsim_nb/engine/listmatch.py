@@ -16,7 +16,7 @@ with three of its parts swapped for subclasses, through the seams the engine its
   so lists nested inside it are matched once too.
 
 The result dict is the one `compare_with` returns, value for value and type for type
-(`tests/test_listmatch.py` and `tests/test_fastmatch.py` compare them against the stock engine
+(`tests/engine/test_listmatch.py` and `tests/engine/test_fastmatch.py` compare them against the stock engine
 on generated documents). Adapted parts of stickler-eval 1.0.0 (Apache-2.0) are marked where
 they are; the package pins `stickler-eval<2`.
 """

@@ -8,7 +8,7 @@ class, yet on a 200-item invoice they are most of the reading time, and reading 
 time of a vectorised comparison. `read` asks the same questions with the same functions, once
 per class, and then does what `from_json` does, step for step: the reserved-name check, the
 rich-value unwrapping, the extra-field split, each nested object read and dumped, one
-validation, and the same private attributes. `tests/test_fastread.py` compares instances,
+validation, and the same private attributes. `tests/engine/test_fastread.py` compares instances,
 extra fields and attributes against `from_json` on generated documents.
 
 A class that overrides `from_json` is read by its own method.

@@ -5,16 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from differential import assert_identical
+from differential import Document, assert_identical, documents
 from hypothesis import HealthCheck, given, settings
 from stickler.auto import eval_for
 from stickler.auto.facade import _dump
 from stickler.structured_object_evaluator.models.comparable_field import ComparableField
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
-from test_listmatch import Document, documents
 
 from structsim_nb.demo import Invoice, synthetic_invoice_pairs
-from structsim_nb.fastread import read
+from structsim_nb.engine.fastread import read
 
 PRIVATE = ("__stickler_raw_json__", "__stickler_field_confidences__", "__stickler_field_extras__")
 

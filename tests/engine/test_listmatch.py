@@ -12,11 +12,10 @@ exactly on.
 
 from __future__ import annotations
 
-import datetime
 from typing import Any
 
 import pytest
-from differential import DATES, FLAGS, FLOATS, INTS, TEXT, assert_identical, prediction_list
+from differential import TEXT, Document, assert_identical, documents, prediction_list
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -32,116 +31,9 @@ from stickler.structured_object_evaluator.models.hungarian_helper import Hungari
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
 from structsim_nb.demo import Invoice, synthetic_invoice_pairs
-from structsim_nb.listmatch import compare, list_paths
+from structsim_nb.engine.listmatch import compare, list_paths
 
 SETTINGS = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-
-
-# -- schemas --------------------------------------------------------------------------------
-
-
-class Line(BaseModel):
-    sku: str | None = None  # exact, case-sensitive
-    description: str | None = None  # fuzzy token-set ratio, no clipping
-    vendor_name: str | None = None  # Levenshtein at 0.85
-    color: str | None = None  # Levenshtein at 0.7
-    address: str | None = None  # fuzzy token-sort ratio
-    email: str | None = None  # exact, case-folded
-    quantity: int | None = None  # numeric, exact
-    unit_price: float | None = None  # numeric, relative tolerance
-    ship_date: datetime.date | None = None  # date
-    gift: bool | None = None  # exact
-
-
-class Tiny(BaseModel):
-    code: str | None = None
-    qty: int | None = None
-
-
-class Stamped(BaseModel):
-    label: str | None = None
-    seen_at: datetime.datetime | None = None  # sub-day tolerance: the comparator per distinct pair
-
-
-class Shipment(BaseModel):
-    ref: str | None = None
-    parcels: list[Tiny] = []  # a list inside a list element: the outer list takes the engine's path
-
-
-class Party(BaseModel):
-    name: str | None = None
-    lines: list[Tiny] = []  # a list inside a nested object
-
-
-class Document(BaseModel):
-    title: str | None = None
-    lines: list[Line] = []
-    tiny: list[Tiny] = []
-    stamped: list[Stamped] = []
-    shipments: list[Shipment] = []
-    party: Party | None = None
-
-
-LINE = {
-    "sku": TEXT,
-    "description": TEXT,
-    "vendor_name": TEXT,
-    "color": TEXT,
-    "address": TEXT,
-    "email": TEXT,
-    "quantity": INTS,
-    "unit_price": FLOATS,
-    "ship_date": DATES,
-    "gift": FLAGS,
-}
-TINY = {"code": st.sampled_from([None, "", "A", "a", "B", "Straße", "STRASSE"]), "qty": st.sampled_from([None, 1, 2])}
-STAMPED = {
-    "label": TEXT,
-    "seen_at": st.sampled_from(
-        [
-            None,
-            datetime.datetime(2024, 3, 1, 10),
-            datetime.datetime(2024, 3, 1, 10, 0, 30),
-            datetime.datetime(2024, 3, 2),
-        ]
-    ),
-}
-
-
-@st.composite
-def documents(draw: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    data = draw(st.data())
-
-    def pair(fields: dict[str, Any], size: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        truth = data.draw(st.lists(st.fixed_dictionaries(fields), max_size=size))
-        return truth, prediction_list(data, truth, fields, max_extra=2)
-
-    lines, lines_p = pair(LINE, 6)
-    tiny, tiny_p = pair(TINY, 6)
-    stamped, stamped_p = pair(STAMPED, 3)
-    shipments = [{"ref": data.draw(TEXT), "parcels": pair(TINY, 3)[0]} for _ in range(data.draw(st.integers(0, 3)))]
-    shipments_p = [
-        {"ref": s["ref"], "parcels": prediction_list(data, s["parcels"], TINY, max_extra=1)}
-        for s in data.draw(st.permutations(shipments))
-    ]
-    party_lines, party_lines_p = pair(TINY, 4)
-    gt = {
-        "title": data.draw(TEXT),
-        "lines": lines,
-        "tiny": tiny,
-        "stamped": stamped,
-        "shipments": shipments,
-        "party": {"name": "Acme", "lines": party_lines},
-    }
-    pred = {
-        "title": data.draw(TEXT),
-        "lines": lines_p,
-        "tiny": tiny_p,
-        "stamped": stamped_p,
-        "shipments": shipments_p,
-        "party": data.draw(st.sampled_from([None, {"name": "ACME", "lines": party_lines_p}])),
-    }
-    return gt, pred
 
 
 def eval_pair(cls: type[BaseModel], gt: dict[str, Any], pred: dict[str, Any], **options: Any) -> tuple[Any, Any]:

@@ -5,7 +5,7 @@ munkres releases in `_TESTED_MUNKRES`, `compute` gives a matrix of 16 cells or m
 native kernel (the longer side as columns) and sorts the pairs; `assign` calls the same kernel
 on the same doubles without the per-cell Python validation, and anywhere else makes the
 engine's own call, so the pairs, ties included, are the ones the engine picks.
-`tests/test_fastmatch.py` checks it against the engine's call on tie-heavy matrices.
+`tests/engine/test_fastmatch.py` checks it against the engine's call on tie-heavy matrices.
 """
 
 from __future__ import annotations
