@@ -7,8 +7,9 @@ not-applicable when there is no ground truth, and `explain()`.
 
 What this module adds is the part a reader needs to fix an extractor: every row also carries
 `metadata["non_matches"]`, one record per field path that was not a true positive or a true
-negative, with what the right value was. This is the only module that talks to stickler's
-comparison internals, through `engine.listmatch.MatchOnceSpec` (see `structsim_nb.engine`).
+negative, with what the right value was. stickler's comparison internals are read here (the
+result's shape) and in `structsim_nb.engine` (the comparison itself, each list matched once and
+vectorised where it can), nowhere else.
 """
 
 from __future__ import annotations
