@@ -265,10 +265,37 @@ def _blank_think(text: str, *, blank: bool = True) -> str:
     return "".join(pieces)
 
 
+_JSON_SCALARS = frozenset({str, bool, int, float, type(None)})
+
+
 def _plain(value: Any, depth: int, max_depth: int) -> tuple[bool, Any]:
-    """`value` as plain JSON types, or `(False, None)` for sets, bytes, complex or too deep."""
+    """`value` as plain JSON types, or `(False, None)` for sets, bytes, complex or too deep.
+
+    What `json.loads` returns is plain already: it comes back as the same object after one
+    walk (the depth check), not as a copy; only a literal's tuples and non-string keys are rebuilt.
+    """
     if depth > max_depth:
         return False, None
+    kind = type(value)
+    if kind in _JSON_SCALARS:
+        return True, value
+    if depth + 1 > max_depth and kind in (dict, list) and value:  # its items would be too deep
+        return False, None
+    if kind is dict and all(type(key) is str for key in value):
+        for item in value.values():
+            if type(item) not in _JSON_SCALARS and _plain(item, depth + 1, max_depth)[1] is not item:
+                return _plain_copy(value, depth, max_depth)
+        return True, value
+    if kind is list:
+        for item in value:
+            if type(item) not in _JSON_SCALARS and _plain(item, depth + 1, max_depth)[1] is not item:
+                return _plain_copy(value, depth, max_depth)
+        return True, value
+    return _plain_copy(value, depth, max_depth)
+
+
+def _plain_copy(value: Any, depth: int, max_depth: int) -> tuple[bool, Any]:
+    """`_plain` for values that need rebuilding (tuples, non-string keys) or refusing."""
     if isinstance(value, (str, bool, int, float)) or value is None:
         return True, value
     if isinstance(value, (list, tuple)):

@@ -32,6 +32,7 @@ import json
 import logging
 import os
 import signal
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -57,13 +58,21 @@ _IN_FLIGHT_PER_WORKER = 2
 
 
 class _Settings(NamedTuple):
-    """Everything a worker needs to build the evaluator; hashable, so workers cache on it."""
+    """Everything a worker needs to build the evaluator; hashable, so workers cache on it.
+
+    `model_blob` is the model class itself, pickled by value with cloudpickle, when workers
+    cannot import it by `model_path` (a class defined in a notebook, `__main__` or a function);
+    the documents then travel by value too, so instances of that class reach the evaluator as
+    the same class.
+    """
 
     model_path: str
     match_threshold: float
     weight_hints: bool
     name: str | None
     non_matches: bool
+    fast_matching: bool = True
+    model_blob: bytes | None = None
 
 
 class _Pair(NamedTuple):
@@ -211,12 +220,18 @@ def _source(pairs: Any) -> tuple[Iterator[_Pair], int | None]:
 def _evaluator(settings: _Settings) -> StructuredOutputSimilarity:
     """The evaluator for `settings`, built (and stickler's spec compiled) once per process."""
     logger.debug("model=<%s>, pid=<%s> | building evaluator", settings.model_path, os.getpid())
+    model: type[BaseModel] | str = settings.model_path
+    if settings.model_blob is not None:
+        import cloudpickle
+
+        model = cloudpickle.loads(settings.model_blob)
     return StructuredOutputSimilarity(
-        settings.model_path,
+        model,
         match_threshold=settings.match_threshold,
         weight_hints=settings.weight_hints,
         name=settings.name,
         non_matches=settings.non_matches,
+        fast_matching=settings.fast_matching,
     )
 
 
@@ -238,10 +253,20 @@ def _score_one(evaluator: StructuredOutputSimilarity, name: str, expected: Any, 
         return _error(evaluator.model_cls.__name__, "raised", f"Evaluator error: {type(exc).__name__}: {exc}")
 
 
-def _score_chunk(settings: _Settings, chunk: list[tuple[str, Any, Any]]) -> list[_Scored]:
-    """Worker entry point: score `(name, expected, actual)` triples with the cached evaluator."""
+def _score_chunk(settings: _Settings, chunk: list[tuple[str, Any, Any]] | bytes) -> list[_Scored]:
+    """Worker entry point: score `(name, expected, actual)` triples with the cached evaluator.
+
+    With a model sent by value the chunk arrives as cloudpickle bytes (see `_wire`); the
+    evaluator is built first, so the documents load as instances of its very class.
+    """
     evaluator = _evaluator(settings)
-    return [_score_one(evaluator, name, expected, actual) for name, expected, actual in chunk]
+    if isinstance(chunk, bytes):
+        import cloudpickle
+
+        triples: list[tuple[str, Any, Any]] = cloudpickle.loads(chunk)
+    else:
+        triples = chunk
+    return [_score_one(evaluator, name, expected, actual) for name, expected, actual in triples]
 
 
 def _ignore_sigint() -> None:
@@ -301,9 +326,40 @@ def _chunks(source: Iterator[_Pair], size: int) -> Iterator[list[_Pair]]:
         yield chunk
 
 
-def _wire(chunk: list[_Pair]) -> list[tuple[str, Any, Any]]:
-    """What a worker needs of each pair: the case record (input, metadata) stays in the parent."""
-    return [(pair.name, pair.expected, pair.actual) for pair in chunk]
+def _wire(chunk: list[_Pair], settings: _Settings) -> list[tuple[str, Any, Any]] | bytes:
+    """What a worker needs of each pair: the case record (input, metadata) stays in the parent.
+
+    With the model sent by value, the documents are pickled by value too (they may be instances
+    of that class, which the worker could not import by name).
+    """
+    triples = [(pair.name, pair.expected, pair.actual) for pair in chunk]
+    if settings.model_blob is None:
+        return triples
+    import cloudpickle
+
+    return cloudpickle.dumps(triples)  # type: ignore[no-any-return]
+
+
+def _by_value(model_cls: type[BaseModel]) -> bytes:
+    """`model_cls` pickled by value (cloudpickle), for workers that cannot import it by name.
+
+    Raises:
+        TypeError: If it cannot be pickled, naming why (a class that holds a lock, an open file
+            or a live client in its namespace, say).
+    """
+    import cloudpickle
+
+    where = f"{model_cls.__module__}.{model_cls.__qualname__}"
+    try:
+        blob: bytes = cloudpickle.dumps(model_cls)
+        cloudpickle.loads(blob)
+    except Exception as exc:  # noqa: BLE001 - any failure means the workers cannot have the model
+        raise TypeError(
+            f"model_cls must be importable by dotted path or picklable by value to score on worker processes; "
+            f"{where} is neither (defined in __main__, a notebook or a function, and cloudpickle failed: "
+            f"{type(exc).__name__}: {exc}). Move the model to a module, or pass workers=1"
+        ) from exc
+    return blob
 
 
 def _new_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
@@ -338,7 +394,9 @@ class _Quarantine:
             if self._pool is None:
                 self._pool = _new_pool(1)
             pending = chunk[len(results) :]
-            futures = [self._pool.submit(_score_chunk, self._settings, _wire([pair])) for pair in pending]
+            futures = [
+                self._pool.submit(_score_chunk, self._settings, _wire([pair], self._settings)) for pair in pending
+            ]
             for pair, future in zip(pending, futures, strict=True):
                 try:
                     results.extend(future.result())
@@ -405,7 +463,7 @@ def _parallel(
     def submit(chunk: list[_Pair]) -> None:
         target = pool
         try:
-            future = target.submit(_score_chunk, settings, _wire(chunk))
+            future = target.submit(_score_chunk, settings, _wire(chunk, settings))
         except (concurrent.futures.BrokenExecutor, RuntimeError) as exc:
             if not own:
                 # A broken executor of the caller's: its chunks go to the quarantine instead.
@@ -414,7 +472,7 @@ def _parallel(
             else:
                 replace_pool(target)
                 target = pool
-                future = target.submit(_score_chunk, settings, _wire(chunk))
+                future = target.submit(_score_chunk, settings, _wire(chunk, settings))
         inflight.append((chunk, future, target))
 
     def collect() -> Iterator[tuple[_Pair, _Scored]]:
@@ -503,6 +561,7 @@ def score_dataset(
     match_threshold: float = 0.7,
     weight_hints: bool = False,
     non_matches: bool = True,
+    fast_matching: bool = True,
     name: str | None = None,
     workers: int | None = None,
     executor: Any = None,
@@ -522,12 +581,16 @@ def score_dataset(
             `read_pairs`). Each side is a `model_cls` instance, a dict, or JSON text, read as the
             evaluator reads it. Unnamed pairs are named `case_<index>`. A list is checked up front;
             another iterable is read lazily, so a bad item there fails when reached.
-        model_cls: The Pydantic model both sides are read as, or its dotted path. To score on
-            worker processes it must be importable by that path (not defined in `__main__`, a
-            notebook, or a function); `workers=None` then falls back to this process.
+        model_cls: The Pydantic model both sides are read as, or its dotted path. A model that
+            workers cannot import by name (defined in a notebook, `__main__` or a function) is
+            sent to them by value with cloudpickle, documents included, so a notebook's model
+            scores on every core too. One that cannot be pickled either raises `TypeError` when
+            workers were asked for, and with `workers=None` scores in this process with a
+            `UserWarning` saying so.
         match_threshold: Forwarded to `StructuredOutputSimilarity`. Default 0.7.
         weight_hints: Forwarded to `StructuredOutputSimilarity`. Default False.
         non_matches: Forwarded to `StructuredOutputSimilarity`. Default True.
+        fast_matching: Forwarded to `StructuredOutputSimilarity`. Default True.
         name: Evaluator name, as on `StructuredOutputSimilarity`. Default None.
         workers: Worker processes. 1 scores in this process (a document that crashes the
             interpreter then ends the run, and a crash is only isolated with 2 or more).
@@ -548,7 +611,8 @@ def score_dataset(
 
     Raises:
         TypeError: If `pairs` or one of its items has the wrong shape (the message names the
-            item), or `model_cls` cannot be imported by workers that were asked for.
+            item), or workers were asked for and `model_cls` can be neither imported by them nor
+            pickled by value (the message says why).
         ValueError: If `workers`, `chunk_size` or `match_threshold` is out of range.
         PairsFileError: If `pairs` is a file with a line that is not a pair (naming the line).
         KeyboardInterrupt: On Ctrl-C; pending work is cancelled and nothing is returned, so
@@ -570,7 +634,12 @@ def score_dataset(
         ('a', 1.0)
     """
     evaluator = StructuredOutputSimilarity(
-        model_cls, match_threshold=match_threshold, weight_hints=weight_hints, name=name, non_matches=non_matches
+        model_cls,
+        match_threshold=match_threshold,
+        weight_hints=weight_hints,
+        name=name,
+        non_matches=non_matches,
+        fast_matching=fast_matching,
     )
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers must be a whole number of at least 1, or None for every core; got {workers!r}")
@@ -586,25 +655,28 @@ def score_dataset(
     source, total = _source(pairs)
     path = _dotted_path(evaluator.model_cls)
     large = total is None or total >= MIN_PARALLEL_DOCS
+    asked = executor is not None or (workers or 1) > 1
     if executor is None and workers is None:
         if total is None:
             head = list(itertools.islice(source, MIN_PARALLEL_DOCS))
             large = len(head) >= MIN_PARALLEL_DOCS
             source = itertools.chain(head, source)
         workers = _cores() if large else 1
-        if workers > 1 and path is None:
+    blob = None
+    if path is None and (executor is not None or workers > 1):  # type: ignore[operator]
+        try:
+            blob = _by_value(evaluator.model_cls)
+        except TypeError as exc:
+            if asked:
+                raise
+            warnings.warn(f"{exc}. Scoring in this process, on one core.", UserWarning, stacklevel=2)
+            workers = 1
+        else:
             logger.info(
-                "model=<%s> | model is not importable by dotted path | scoring in this process",
+                "model=<%s> | model is not importable by dotted path | sending it to the workers by value",
                 evaluator.model_cls.__qualname__,
             )
-            workers = 1
-    if path is None and (executor is not None or (workers or 1) > 1):
-        raise TypeError(
-            "model_cls must be importable by dotted path to score on worker processes; "
-            f"{evaluator.model_cls.__module__}.{evaluator.model_cls.__qualname__} is not (defined in __main__, "
-            "a notebook or a function). Move it to a module, or pass workers=1"
-        )
-    settings = _Settings(path or "", match_threshold, weight_hints, name, non_matches)
+    settings = _Settings(path or "", match_threshold, weight_hints, name, non_matches, fast_matching, blob)
     model_name = evaluator.model_cls.__name__
     if executor is None and workers == 1:
         results = _in_process(evaluator, source)

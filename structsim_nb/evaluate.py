@@ -7,9 +7,10 @@ not-applicable when there is no ground truth, and `explain()`.
 
 What this module adds is the part a reader needs to fix an extractor: every row also carries
 `metadata["non_matches"]`, one record per field path that was not a true positive or a true
-negative, with what the right value was. This is the only module that talks to stickler's
-comparison internals (see `_DocumentingSpec`; `structsim_nb.lenient` builds the engine's
-instances for a side read leniently).
+negative, with what the right value was. stickler's comparison internals are read here (the
+result's shape) and in `structsim_nb.engine` (the comparison itself, each list matched once and
+vectorised where it can); `structsim_nb.lenient` builds the engine's instances for a side read
+leniently.
 
 Two readings the upstream evaluator does not do, both visible on the row:
 
@@ -30,7 +31,7 @@ import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 from strands.agent.agent_result import AgentResult
@@ -47,8 +48,9 @@ _INSTALL = 'pip install "strands-agents-evals[stickler]>=1.7"'
 
 try:
     # Hard dependencies, but the evaluator is what users reach first, so a broken install
-    # names the command that fixes it instead of a bare ModuleNotFoundError.
-    from stickler.auto.facade import EvalResult, EvalSpec, _dump
+    # names the command that fixes it instead of a bare ModuleNotFoundError. stickler itself
+    # loads when the first evaluator is built, as upstream loads it, so importing the package
+    # (and `structsim-nb --help`) does not pay for the engine.
     from strands_evals.evaluators.deterministic.structured_output import (
         StructuredOutputSimilarity as _UpstreamSimilarity,
     )
@@ -59,6 +61,9 @@ except ImportError as exc:  # pragma: no cover - exercised by test_missing_engin
         f"Install it with: {_INSTALL}"
     ) from exc
 
+if TYPE_CHECKING:
+    from stickler.auto.facade import EvalSpec
+
 #: stickler's non-match type value -> (confusion-matrix category, the word a reader sees).
 KINDS: dict[str, tuple[str, str]] = {
     "false_negative": ("fn", "missed"),
@@ -67,26 +72,7 @@ KINDS: dict[str, tuple[str, str]] = {
 }
 
 
-class _DocumentingSpec(EvalSpec):  # type: ignore[misc]
-    """An `EvalSpec` whose single comparison also documents the non-matches.
-
-    stickler's `EvalResult.non_matches` compares the pair a second time; asking for the
-    records in the one `compare_with` call costs less (see `bench/non_match_cost.py`). The
-    result is otherwise identical: the records ride on `raw["non_matches"]`, which the
-    upstream evaluator copies into `metadata["comparison"]` and `evaluate` below moves out.
-    """
-
-    def evaluate(self, ground_truth: Any, prediction: Any) -> EvalResult:
-        # stickler's own coerce/dump steps, as `EvalSpec.evaluate` runs them; pinned by `<2`.
-        gt = self.eval_model.from_json(_dump(self._coerce(ground_truth)))
-        pred = self.eval_model.from_json(_dump(self._coerce(prediction)))
-        raw = gt.compare_with(
-            pred,
-            include_confusion_matrix=True,
-            add_derived_metrics=True,
-            document_non_matches=True,
-        )
-        return EvalResult(raw, self, ground_truth=gt, prediction=pred)
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 def _plain(value: Any) -> Any:
@@ -96,13 +82,20 @@ def _plain(value: Any) -> Any:
     `numpy.float64` but not numpy ints and bools, and `json.dumps` serializes none of them,
     so rows carry plain Python values. Dates and models are left for pydantic.
     """
+    kind = type(value)
+    if kind in _ATOMS:  # the common case first: a row's metadata is mostly these
+        return value
+    if kind is dict:
+        return {key: _plain(item) for key, item in value.items()}
+    if kind is list:
+        return [_plain(item) for item in value]
+    if isinstance(value, enum.Enum):
+        return _plain(value.value)
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
-    if isinstance(value, enum.Enum):
-        return _plain(value.value)
-    if hasattr(value, "item") and type(value).__module__ == "numpy":
+    if hasattr(value, "item") and kind.__module__ == "numpy":
         return value.item()
     return value
 
@@ -159,21 +152,23 @@ class _Reading:
 _READING: contextvars.ContextVar[_Reading | None] = contextvars.ContextVar("reading", default=None)
 
 
-class _LenientSpec(EvalSpec):  # type: ignore[misc]
+class _LenientSpec:
     """The evaluator's spec: a pair with a side read leniently goes to `lenient.compare`.
 
     Every other pair is the wrapped spec's `evaluate`, unchanged, so its rows are exactly what
-    they were without lenient reading.
+    they were without lenient reading. Anything else is the wrapped spec's (`eval_model`, ...):
+    a wrapper rather than an `EvalSpec` subclass, so stickler still loads only when the first
+    evaluator is built.
     """
 
     def __init__(self, inner: EvalSpec, *, documenting: bool) -> None:
-        super().__init__(
-            inner.source_cls, inner.eval_model, weight_hints=inner._weight_hints, match_threshold=inner._match_threshold
-        )
         self.inner = inner
         self._documenting = documenting
 
-    def evaluate(self, ground_truth: Any, prediction: Any) -> EvalResult:
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def evaluate(self, ground_truth: Any, prediction: Any) -> Any:
         reading = _READING.get()
         sides = {"expected_output": ground_truth, "actual_output": prediction}
         reads = {
@@ -233,13 +228,19 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
             bar for both halves of `test_pass` (score and recall). Default 0.7.
         weight_hints: Infer per-field weights from field names. Default False (uniform).
         name: Evaluator name; what `report.metrics(evaluator=...)` filters on. Default None.
-        non_matches: Document the non-matches on each row. Default True. Off, rows are exactly
-            the upstream evaluator's and cost the same (when no side needed lenient reading).
+        non_matches: Document the non-matches on each row. Default True; they are read off the
+            comparison that scores the row, so they cost little (`bench/non_match_cost.py`).
+            Off, rows are exactly the upstream evaluator's (when no side needed lenient reading).
         strict: Read each side as the upstream evaluator does: a side that does not validate
             as `model_cls` scores the row 0.0 as unreadable. Default False: such a side is read
             leniently, field by field (see `structsim_nb.lenient`), and every value that did not
             validate is noted on the row (`metadata["reading"]`, the reason, the non-match
             records); a side that validates is read exactly as upstream.
+        fast_matching: Match lists of objects whose fields are all plain values (text, numbers,
+            dates, flags) from vectorised pair-similarity matrices, with the engine's own
+            assignment solver. Default True. Scores, rows and records are identical to the
+            engine's (differential tests in `tests/engine/test_fastmatch.py`); `explain()` says which
+            lists qualify. False runs the engine's per-pair comparison for every list.
 
     Raises:
         ImportError: If stickler is not installed (the message names the install command).
@@ -258,8 +259,9 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         (0.5, 'London')
     """
 
-    #: Built by the upstream `__init__` (stickler's `eval_for`); a `_DocumentingSpec` when
-    #: `non_matches` is on. Declared because the untyped base class declares nothing.
+    #: Built by the upstream `__init__` (stickler's `eval_for`); an `engine.listmatch.MatchOnceSpec` unless both
+    #: `non_matches` and `fast_matching` are off, wrapped in `_LenientSpec` unless `strict`. Declared because the
+    #: untyped base declares nothing.
     _spec: EvalSpec
 
     def __init__(
@@ -271,19 +273,22 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         name: str | None = None,
         non_matches: bool = True,
         strict: bool = False,
+        fast_matching: bool = True,
     ) -> None:
         if not isinstance(match_threshold, (int, float)) or not 0.0 <= float(match_threshold) <= 1.0:
             raise ValueError(f"match_threshold must be a number between 0 and 1; got {match_threshold!r}")
         super().__init__(model_cls, match_threshold=match_threshold, weight_hints=weight_hints, name=name)
         self._non_matches = bool(non_matches)
-        if self._non_matches:
-            spec = self._spec
-            self._spec = _DocumentingSpec(
-                spec.source_cls, spec.eval_model, weight_hints=weight_hints, match_threshold=spec._match_threshold
+        self._fast_matching = bool(fast_matching)
+        if self._non_matches or self._fast_matching:
+            from .engine.listmatch import MatchOnceSpec
+
+            self._spec = MatchOnceSpec(
+                self._spec, vectorised=self._fast_matching, document_non_matches=self._non_matches
             )
         self._strict = bool(strict)
         if not self._strict:
-            self._spec = _LenientSpec(self._spec, documenting=self._non_matches)
+            self._spec = _LenientSpec(self._spec, documenting=self._non_matches)  # type: ignore[assignment]
 
     @property
     def non_matches(self) -> bool:
@@ -295,11 +300,40 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         """Whether sides are read strictly (a side that does not validate makes the row unreadable)."""
         return self._strict
 
+    @property
+    def fast_matching(self) -> bool:
+        """Whether lists of plain fields are matched from vectorised matrices (same results)."""
+        return self._fast_matching
+
+    def explain(self) -> dict[str, dict[str, Any]]:
+        """The upstream `explain()`, and for each list of objects which matching runs.
+
+        Each `List[Model]` path also carries `matching`: `"vectorised"` when every field of its
+        elements has a vectorised equivalent of its comparator (the pair-similarity matrix is
+        built in one pass; results are identical to the engine's), else `"engine: <reason>"`
+        (the engine compares the elements pair by pair), or `"engine: fast_matching=False"`.
+        """
+        from .engine.fastmatch import ElementPlan, plan_for
+        from .engine.listmatch import list_paths
+
+        explained: dict[str, dict[str, Any]] = super().explain()
+        for path, element in list_paths(self._spec.eval_model):
+            entry = explained.get(path)
+            if entry is None:
+                continue
+            if not self._fast_matching:
+                entry["matching"] = "engine: fast_matching=False"
+                continue
+            plan = plan_for(element)
+            entry["matching"] = "vectorised" if isinstance(plan, ElementPlan) else f"engine: {plan}"
+        return explained
+
     def to_dict(self) -> dict[str, Any]:
-        """The upstream dictionary (with `model_cls` as a dotted path), plus `non_matches` and `strict`."""
+        """The upstream dictionary (`model_cls` as a dotted path), plus `non_matches`, `strict`, `fast_matching`."""
         data: dict[str, Any] = super().to_dict()
         data["non_matches"] = self._non_matches
         data["strict"] = self._strict
+        data["fast_matching"] = self._fast_matching
         return data
 
     def evaluate(self, evaluation_case: EvaluationData[Any, Any]) -> list[EvaluationOutput]:

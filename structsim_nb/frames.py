@@ -205,11 +205,13 @@ def explain_frame(explained: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
 
     Args:
         explained: What `StructuredOutputSimilarity.explain()` (stickler's `EvalSpec.explain()`)
-            returns: `{path: {comparator, threshold, weight, clip_under_threshold, source, why}}`.
+            returns: `{path: {comparator, threshold, weight, clip_under_threshold, source, why}}`,
+            plus `matching` on the paths of lists of objects.
 
     Returns:
         A DataFrame indexed by `path`, in the order given; `why` is joined with " -> " hops
-        kept as stickler wrote them, separated by "; ".
+        kept as stickler wrote them, separated by "; ". `matching` says how each list of
+        objects is matched (`vectorised` or `engine: <reason>`); None on other paths.
     """
     rows = []
     for path, entry in explained.items():
@@ -223,7 +225,8 @@ def explain_frame(explained: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
                 "clip_under_threshold": entry.get("clip_under_threshold"),
                 "source": entry.get("source"),
                 "why": "; ".join(map(str, why)) if isinstance(why, (list, tuple)) else why,
+                "matching": entry.get("matching"),
             }
         )
-    columns = ["path", "comparator", "threshold", "weight", "clip_under_threshold", "source", "why"]
+    columns = ["path", "comparator", "threshold", "weight", "clip_under_threshold", "source", "why", "matching"]
     return pd.DataFrame.from_records(rows, columns=columns).set_index("path")

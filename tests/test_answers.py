@@ -234,3 +234,31 @@ class TestProperties:
     )
     def test_round_trips_json_embedded_in_prose(self, value: object, before: str, after: str) -> None:
         assert parse_answer(before + json.dumps(value) + after).value == value
+
+
+class TestPlainValues:
+    """`parse_answer` returns plain JSON types: JSON comes back as parsed, literals are rebuilt."""
+
+    def test_json_is_not_copied_only_checked(self, monkeypatch):
+        import json as json_module
+
+        parsed: list[object] = []
+        original = json_module.loads
+
+        def loads(text, *args, **kwargs):
+            parsed.append(original(text, *args, **kwargs))
+            return parsed[-1]
+
+        monkeypatch.setattr("structsim_nb.answers.json.loads", loads)
+        value = parse_answer('{"a": [1, {"b": null}], "c": "x"}').value
+        assert value == {"a": [1, {"b": None}], "c": "x"} and value is parsed[-1]
+
+    def test_literals_become_plain_at_any_depth(self):
+        value = parse_answer("{'a': [(1, 2), {3: (4,)}], 'b': ((),)}").value
+        assert value == {"a": [[1, 2], {"3": [4]}], "b": [[]]}
+        assert type(value["a"][0]) is list and type(value["b"][0]) is list
+
+    def test_the_depth_limit_counts_scalars_too(self):
+        assert parse_answer("[[[1]]]", max_depth=2).value != [[[1]]]
+        assert parse_answer("[[[1]]]", max_depth=3).value == [[[1]]]
+        assert parse_answer('{"a": {"b": []}}', max_depth=1).value != {"a": {"b": []}}

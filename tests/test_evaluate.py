@@ -170,10 +170,11 @@ class TestConstruction:
         assert data["match_threshold"] == 0.8
         assert data["weight_hints"] is False
         assert data["non_matches"] is False
-        assert data["strict"] is True
+        assert data["strict"] is True and data["fast_matching"] is True
         rebuilt = StructuredOutputSimilarity(**{key: value for key, value in data.items() if key != "evaluator_type"})
         assert rebuilt.model_cls is demo_module.Invoice
         assert rebuilt.non_matches is False and rebuilt.strict is True
+        assert rebuilt.fast_matching is True
 
     def test_missing_engine_names_install(self):
         code = textwrap.dedent(
@@ -951,3 +952,64 @@ class TestMixedSchemas:
         assert row.metadata["evaluated_by"] == "StructuredOutputSimilarity"
         assert row.metadata["field_scores"]["invoice_id"] == 1.0
         assert row.metadata["field_scores"]["line_items"] == 0.0
+
+
+# -- fast list matching -------------------------------------------------------------------
+
+
+class Shipment(BaseModel):
+    ref: str | None = None
+    items: list[LineItem] = []
+
+
+class Manifest(BaseModel):
+    shipments: list[Shipment] = []
+    tagged: list[Tagged] = []
+
+
+class TestFastMatching:
+    """Vectorised list matching is on by default, says where it runs, and changes no row."""
+
+    def test_on_by_default_and_named_per_list_in_explain(self):
+        evaluator = StructuredOutputSimilarity(Invoice)
+        assert evaluator.fast_matching is True
+        explained = evaluator.explain()
+        assert explained["line_items"]["matching"] == "vectorised"
+        assert "matching" not in explained["invoice_id"]
+        assert evaluator.explain_frame().loc["line_items", "matching"] == "vectorised"
+
+    def test_lists_that_cannot_vectorise_say_why(self):
+        explained = StructuredOutputSimilarity(Manifest).explain()
+        assert explained["shipments"]["matching"] == "engine: field 'items' is a list"
+        assert explained["shipments.items"]["matching"] == "vectorised"
+        assert explained["tagged"]["matching"] == "engine: field 'tags' is a list"
+
+    def test_off_says_so(self):
+        explained = StructuredOutputSimilarity(Invoice, fast_matching=False).explain()
+        assert explained["line_items"]["matching"] == "engine: fast_matching=False"
+
+    @pytest.mark.parametrize("non_matches", [True, False])
+    def test_rows_are_identical_either_way(self, non_matches):
+        fast = StructuredOutputSimilarity(demo_module.Invoice, non_matches=non_matches)
+        slow = StructuredOutputSimilarity(demo_module.Invoice, non_matches=non_matches, fast_matching=False)
+        for pair in demo_module.synthetic_invoice_pairs(40, line_items=(0, 15), seed=23):
+            a, b = score(fast, pair["expected"], pair["actual"]), score(slow, pair["expected"], pair["actual"])
+            assert (a.score, a.test_pass, a.reason, a.label) == (b.score, b.test_pass, b.reason, b.label)
+            assert json.dumps(a.metadata, sort_keys=False, default=str) == json.dumps(
+                b.metadata, sort_keys=False, default=str
+            )
+
+    def test_non_matches_match_the_engines_own_records(self):
+        # The records stickler's collector writes when asked inside one compare_with call.
+        from stickler.auto.facade import _dump
+
+        evaluator = StructuredOutputSimilarity(demo_module.Invoice)
+        spec = evaluator._spec
+        for pair in demo_module.synthetic_invoice_pairs(30, line_items=(1, 12), seed=29):
+            row = score(evaluator, pair["expected"], pair["actual"])
+            gt = spec.eval_model.from_json(_dump(pair["expected"]))
+            pred = spec.eval_model.from_json(_dump(pair["actual"]))
+            raw = gt.compare_with(pred, include_confusion_matrix=True, document_non_matches=True)
+            assert row.metadata["non_matches"] == json.loads(
+                json.dumps(non_match_records(raw["non_matches"]), default=str)
+            )

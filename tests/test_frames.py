@@ -156,7 +156,9 @@ class TestExplainFrame:
             }
         )
         assert list(frame.index) == ["a", "b"]
-        assert list(frame.columns) == ["comparator", "threshold", "weight", "clip_under_threshold", "source", "why"]
+        columns = ["comparator", "threshold", "weight", "clip_under_threshold", "source", "why", "matching"]
+        assert list(frame.columns) == columns
         assert frame.loc["a", "why"] == "type:str -> L; name -> E"
         assert frame.loc["b", "why"] == "only one"
         assert frame.loc["b", "source"] is None
+        assert frame.loc["b", "matching"] is None

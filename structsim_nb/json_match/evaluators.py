@@ -43,6 +43,7 @@ from .paths import FieldPath, parse_field_path, parse_fields, render_path, resol
 from .results import FieldResult, JsonMatchResult, python_eq_differs
 from .values import (
     JsonRead,
+    as_json,
     check_threshold,
     drop_nulls,
     json_type,
@@ -344,13 +345,15 @@ def json_field_match(
     paths = parse_fields(fields)
     bar = check_threshold(threshold, 1.0)
     check_both_absent(both_absent)
-    gt = read_expected(expected)
+    # Only the configured paths are read (each value checked as JSON where it is used), so a large
+    # document costs its fields, not its size.
+    gt = read_expected(expected, deep=False)
     if not isinstance(gt, (dict, list)):
         raise GroundTruthError(
             f"expected must be a JSON object or array to have fields; got the {json_type(gt)} {short(gt)}. "
             "Use exact_match for a single value"
         )
-    read = read_output(actual)
+    read = read_output(actual, deep=False)
     theirs = agenta.field_scores(actual, expected, paths)  # None: Agenta raises on this ground truth
     notes: list[str] = []
     if theirs is None:
@@ -378,7 +381,22 @@ def json_field_match(
         before = len(notes)
         path = _literal_first(path, gt, read.value, notes)
         e_found, e_value, e_why = resolve_path(path, gt)
+        if e_found:
+            e_json, e_plain = as_json(e_value)
+            if not e_json:
+                raise GroundTruthError(
+                    f"expected must be JSON data; at {path.text} it holds a {type(e_value).__name__}. "
+                    "Convert it to plain JSON types (dict, list, str, number, bool, None) first"
+                )
+            e_value = e_plain
         a_found, a_value, a_why = resolve_path(path, read.value)
+        if a_found:
+            a_json, a_plain = as_json(a_value)
+            if not a_json:
+                reason = f"the output holds a {type(a_value).__name__} here, which is not JSON data"
+                results.append(FieldResult(path.text, "wrong", 0.0, e_value if e_found else None, None, reason))
+                continue
+            a_value = a_plain
         e_has = e_found and not (null_is_missing and e_value is None)
         a_has = a_found and not (null_is_missing and a_value is None)
         if e_has and a_has:

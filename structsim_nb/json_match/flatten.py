@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .paths import render_path
-from .results import FieldResult
+from .results import FieldResult, field_result
 from .values import json_type, short
 
-__all__ = ["Steps", "compare_leaves", "flatten", "fold_keys"]
+__all__ = ["Steps", "compare_leaves", "flatten", "flatten_json", "fold_keys", "leaf_path"]
 
 #: A leaf's path: keys (str) and list indices (int), outermost first.
 Steps = tuple[Any, ...]
@@ -34,19 +34,67 @@ def flatten(value: Any, prefix: Steps = (), *, keep_empty: bool = True) -> dict[
         keep_empty: An empty object or array, and a scalar root, is a leaf (at `()` for the
             root), so it is compared rather than dropped. Default True. False is Agenta's
             `_flatten_json`: only non-container leaves below the root are emitted.
+
+    Returns:
+        `{steps: leaf value}` in document order (depth first, keys and items in order).
     """
-    if isinstance(value, dict) and value:
-        pairs: Iterable[tuple[Any, Any]] = value.items()
-    elif isinstance(value, list) and value:
-        pairs = enumerate(value)
-    elif keep_empty:
-        return {prefix: value}
-    else:
-        return {} if isinstance(value, (dict, list)) or not prefix else {prefix: value}
     flat: dict[Steps, Any] = {}
-    for step, item in pairs:
-        flat.update(flatten(item, (*prefix, step), keep_empty=keep_empty))
+    _flatten_into(flat, value, prefix, keep_empty)
     return flat
+
+
+def _flatten_into(flat: dict[Steps, Any], value: Any, prefix: Steps, keep_empty: bool) -> None:
+    if isinstance(value, dict) and value:
+        for step, item in value.items():
+            _flatten_into(flat, item, (*prefix, step), keep_empty)
+    elif isinstance(value, list) and value:
+        for step, item in enumerate(value):
+            _flatten_into(flat, item, (*prefix, step), keep_empty)
+    elif keep_empty or not (isinstance(value, (dict, list)) or not prefix):
+        flat[prefix] = value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def flatten_json(value: Any, *, keep_empty: bool = True) -> dict[Steps, Any] | None:
+    """`flatten(as_json(value))` in one walk, or None when `value` is not JSON data.
+
+    What `values.as_json` accepts is accepted here (tuples read as lists, dict and list
+    subclasses as plain ones, string keys only), and the leaves are the same; the value is
+    checked while it is flattened instead of in a walk of its own.
+    """
+    flat: dict[Steps, Any] = {}
+    return flat if _flatten_json_into(flat, value, (), keep_empty) else None
+
+
+def _flatten_json_into(flat: dict[Steps, Any], value: Any, prefix: Steps, keep_empty: bool) -> bool:
+    kind = type(value)
+    if kind in _SCALARS or (kind not in (dict, list) and isinstance(value, (str, bool, int, float))):
+        if keep_empty or prefix:
+            flat[prefix] = value
+        return True
+    if kind is dict or isinstance(value, dict):
+        if not value:
+            if keep_empty:
+                flat[prefix] = value if kind is dict else {}
+            return True
+        for key, item in value.items():
+            if type(key) is not str and not isinstance(key, str):
+                return False
+            if not _flatten_json_into(flat, item, (*prefix, key), keep_empty):
+                return False
+        return True
+    if kind is list or isinstance(value, (list, tuple)):
+        if not value:
+            if keep_empty:
+                flat[prefix] = value if kind is list else []
+            return True
+        for step, item in enumerate(value):
+            if not _flatten_json_into(flat, item, (*prefix, step), keep_empty):
+                return False
+        return True
+    return False
 
 
 def fold_keys(flat: dict[Steps, Any]) -> tuple[dict[Steps, Any], dict[Steps, Steps], dict[Steps, list[Steps]]]:
@@ -96,44 +144,70 @@ def compare_leaves(
     """
     names = names or {}
     ambiguous = ambiguous or {}
-    out_parents, gt_parents = _prefixes(out), _prefixes(gt)
+    out_parents: set[Steps] | None = None  # worked out only when a leaf is missing from the output
     results: list[tuple[Steps, FieldResult]] = []
+    append = results.append
     for key, expected in gt.items():
         if skip_nulls and expected is None:
             continue
+        if key in out and key not in ambiguous:  # the common case: the output has this leaf
+            predicted = out[key]
+            if agree(expected, predicted):
+                append((key, field_result(leaf_path(names.get(key, key)), "match", 1.0, expected, predicted, "equal")))
+            else:
+                reason = f"expected {short(expected)}, got {short(predicted)}"
+                append((key, field_result(leaf_path(names.get(key, key)), "wrong", 0.0, expected, predicted, reason)))
+            continue
         shallower = next((key[:cut] for cut in range(len(key), -1, -1) if key[:cut] in out), None)
-        if shallower == key and key in ambiguous:
+        if shallower == key:  # held by keys that differ only in case
             shown = ", ".join(render_path(steps) for steps in ambiguous[key])
             status, predicted, reason = "wrong", out[key], f"output has keys {shown} that differ only in case"
-        elif shallower == key:
-            predicted = out[key]
-            equal = agree(expected, predicted)
-            status, reason = (
-                ("match", "equal") if equal else ("wrong", f"expected {short(expected)}, got {short(predicted)}")
-            )
         elif shallower is not None:
             predicted = out[shallower]
             status, reason = (
                 "wrong",
                 f"output has {json_type(predicted)} {short(predicted)} at {render_path(shallower)}",
             )
-        elif key in out_parents:
-            predicted = {
-                render_path(steps[len(key) :]): value for steps, value in out.items() if steps[: len(key)] == key
-            }
-            status, reason = "wrong", f"expected {short(expected)}, got a non-empty container"
-        elif null_is_missing and expected is None:
-            status, predicted, reason = "match", None, "no value on either side (null, and missing from the output)"
         else:
-            status, predicted, reason = "missed", None, "missing from the output"
+            if out_parents is None:
+                out_parents = _prefixes(out)
+            if key in out_parents:
+                predicted = {
+                    render_path(steps[len(key) :]): value for steps, value in out.items() if steps[: len(key)] == key
+                }
+                status, reason = "wrong", f"expected {short(expected)}, got a non-empty container"
+            elif null_is_missing and expected is None:
+                status, predicted, reason = "match", None, "no value on either side (null, and missing from the output)"
+            else:
+                status, predicted, reason = "missed", None, "missing from the output"
         score = 1.0 if status == "match" else 0.0
-        results.append((key, FieldResult(render_path(names.get(key, key)), status, score, expected, predicted, reason)))
+        append((key, field_result(leaf_path(names.get(key, key)), status, score, expected, predicted, reason)))
     if extras:
+        gt_parents: set[Steps] | None = None  # worked out only when the output has a leaf the truth lacks
         for key, predicted in out.items():
-            if key in gt or key in gt_parents or any(key[:cut] in gt for cut in range(len(key))):
+            if key in gt:
+                continue
+            if gt_parents is None:
+                gt_parents = _prefixes(gt)
+            if key in gt_parents or any(key[:cut] in gt for cut in range(len(key))):
                 continue
             if (skip_nulls or null_is_missing) and predicted is None:
                 continue
-            path = render_path(names.get(key, key))
-            results.append((key, FieldResult(path, "invented", 0.0, None, predicted, "not in the ground truth")))
+            path = leaf_path(names.get(key, key))
+            append((key, field_result(path, "invented", 0.0, None, predicted, "not in the ground truth")))
     return results
+
+
+#: Rendered leaf paths, shared by calls: documents of one schema repeat the same leaves.
+_RENDERED: dict[Steps, str] = {}
+_RENDERED_LIMIT = 100_000
+
+
+def leaf_path(steps: Steps) -> str:
+    """`render_path(steps)`, remembered (bounded) across calls."""
+    found = _RENDERED.get(steps)
+    if found is None:
+        if len(_RENDERED) >= _RENDERED_LIMIT:
+            _RENDERED.clear()
+        found = _RENDERED[steps] = render_path(steps)
+    return found

@@ -206,30 +206,56 @@ def resolve_path(path: FieldPath, data: Any) -> tuple[bool, Any, str]:
         return True, values[0] if len(values) == 1 else values, ""
     current = data
     for depth, (kind, token) in enumerate(path.steps):
-        where = f"step {depth + 1} ({token!r})"
-        if isinstance(current, dict) and kind in ("key", "either", "pointer"):
+        if type(current) is dict and kind != "index":  # the common step, first
+            current = current.get(token, _MISSING)
+            if current is _MISSING:
+                return False, None, f"{_where(depth, token)}: no key {token!r}"
+        elif isinstance(current, dict) and kind in ("key", "either", "pointer"):
             if token not in current:
-                return False, None, f"{where}: no key {token!r}"
+                return False, None, f"{_where(depth, token)}: no key {token!r}"
             current = current[token]
-        elif isinstance(current, list) and kind in ("index", "either", "pointer"):
+        elif isinstance(current, (list, tuple)) and kind in ("index", "either", "pointer"):
             if kind == "index":
                 index = token
             elif kind == "pointer" and not _POINTER_INDEX.fullmatch(token):
+                where = _where(depth, token)
                 return False, None, f"{where}: a JSON Pointer list index is a non-negative integer (RFC 6901)"
-            elif kind == "either" and not _INDEX.fullmatch(token):
-                return False, None, f"{where}: {token!r} is not a list index"
+            elif kind == "either":
+                index = _either_index(token)
+                if index is None:
+                    return False, None, f"{_where(depth, token)}: {token!r} is not a list index"
             else:
                 index = int(token)
             if not -len(current) <= index < len(current):
+                where = _where(depth, token)
                 return False, None, f"{where}: index {index} is out of range (the list has {len(current)} items)"
             current = current[index]
         else:
             return (
                 False,
                 None,
-                f"{where}: expects {'a list' if kind == 'index' else 'an object'}, found {json_type(current)}",
+                f"{_where(depth, token)}: expects {'a list' if kind == 'index' else 'an object'}, "
+                f"found {json_type(current)}",
             )
     return True, current, ""
+
+
+_MISSING = object()
+#: A dot segment's reading as a list index (None when it is not one), remembered per token.
+_EITHER: dict[str, int | None] = {}
+
+
+def _either_index(token: str) -> int | None:
+    found = _EITHER.get(token, _MISSING)
+    if found is _MISSING:
+        if len(_EITHER) > 10_000:
+            _EITHER.clear()
+        found = _EITHER[token] = int(token) if _INDEX.fullmatch(token) else None
+    return found  # type: ignore[return-value]
+
+
+def _where(depth: int, token: Any) -> str:
+    return f"step {depth + 1} ({token!r})"
 
 
 def render_path(steps: Sequence[Any]) -> str:

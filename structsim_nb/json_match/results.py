@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EVALUATED_BY_PREFIX", "FieldResult", "JsonMatchResult", "python_eq_differs"]
+__all__ = ["EVALUATED_BY_PREFIX", "FieldResult", "JsonMatchResult", "field_result", "python_eq_differs"]
 
 #: Prefix of `metadata["evaluated_by"]` on every row these evaluators write.
 EVALUATED_BY_PREFIX = "json_match:"
@@ -47,6 +47,20 @@ class FieldResult:
     expected: Any = None
     predicted: Any = None
     reason: str = ""
+
+
+def field_result(
+    path: str, status: str, score: float | None, expected: Any, predicted: Any, reason: str
+) -> FieldResult:
+    """`FieldResult(path, status, score, expected, predicted, reason)`, built without the frozen `__init__`.
+
+    A frozen dataclass sets each field through `object.__setattr__`, which is most of the cost
+    of a leaf in a 1,000-leaf diff; this fills the instance's `__dict__` directly. The object
+    is the same in every respect (fields, equality, hash, repr, immutability afterwards).
+    """
+    item = object.__new__(FieldResult)
+    item.__dict__.update(path=path, status=status, score=score, expected=expected, predicted=predicted, reason=reason)
+    return item
 
 
 @dataclass(frozen=True)
@@ -110,20 +124,28 @@ class JsonMatchResult:
         return records
 
     def to_metadata(self) -> dict[str, Any]:
-        """The row metadata these evaluators write; plain JSON, so a report holding it saves."""
+        """The row metadata these evaluators write; plain JSON, so a report holding it saves.
+
+        Non-finite floats (which pydantic cannot write as JSON) can only come from the compared
+        values, so those are the parts made safe; everything else is built as JSON already.
+        """
         counts = self.counts
         tp, fp, fn = counts["tp"], counts["fa"] + counts["fd"], counts["fn"]
+        safe = _json_safe
+        non_matches = self.non_matches()
+        for record in non_matches:
+            record["expected"], record["predicted"] = safe(record["expected"]), safe(record["predicted"])
         metadata: dict[str, Any] = {
             "evaluated_by": EVALUATED_BY_PREFIX + self.kind,
-            "field_scores": dict(self.field_scores),
-            "non_matches": self.non_matches(),
+            "field_scores": safe(dict(self.field_scores)),
+            "non_matches": non_matches,
             "fields": [
                 {
                     "path": f.path,
                     "status": f.status,
                     "score": f.score,
-                    "expected": f.expected,
-                    "predicted": f.predicted,
+                    "expected": safe(f.expected),
+                    "predicted": safe(f.predicted),
                     "reason": f.reason,
                 }
                 for f in self.fields
@@ -137,14 +159,17 @@ class JsonMatchResult:
         }
         if self.error is not None:
             metadata["error"] = self.error
-        return _json_safe(metadata)
+        return metadata
 
 
 def _json_safe(value: Any) -> Any:
     """`value` with non-finite floats turned into strings, so pydantic can write it as JSON."""
-    if isinstance(value, dict):
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is dict or isinstance(value, dict):
         return {key: _json_safe(item) for key, item in value.items()}
-    if isinstance(value, list):
+    if kind is list or isinstance(value, list):
         return [_json_safe(item) for item in value]
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)

@@ -24,7 +24,7 @@ from strands.agent.agent_result import AgentResult
 from ..answers import parse_answer
 from ..errors import GroundTruthError
 
-__all__ = ["JsonRead", "drop_nulls", "json_type", "read_expected", "read_output", "read_text", "same_value"]
+__all__ = ["JsonRead", "as_json", "drop_nulls", "json_type", "read_expected", "read_output", "read_text", "same_value"]
 
 
 def same_value(expected: Any, predicted: Any, *, ignore_case: bool = False, strip: bool = False) -> bool:
@@ -47,6 +47,12 @@ def same_value(expected: Any, predicted: Any, *, ignore_case: bool = False, stri
         >>> same_value(" Paris", "paris", ignore_case=True, strip=True)
         True
     """
+    kind = type(expected)
+    if kind is type(predicted):  # the common cases, decided as the general rule below decides them
+        if kind is int or (kind is str and not (strip or ignore_case)):
+            return bool(expected == predicted)
+        if kind is float:
+            return expected == predicted or (expected != expected and predicted != predicted)  # NaN equals NaN
     if isinstance(expected, bool) or isinstance(predicted, bool):
         return isinstance(expected, bool) and isinstance(predicted, bool) and expected == predicted
     if isinstance(expected, (int, float)) and isinstance(predicted, (int, float)):
@@ -109,17 +115,52 @@ def short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _as_json(value: Any) -> tuple[bool, Any]:
-    """`(True, json_value)` for JSON data (tuples become lists), `(False, None)` for anything else."""
-    if value is None or isinstance(value, (str, bool, int, float)):
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def as_json(value: Any) -> tuple[bool, Any]:
+    """`(True, json_value)` for JSON data (tuples become lists), `(False, None)` for anything else.
+
+    Plain JSON (dicts with string keys, lists, strings, numbers, booleans, None) comes back as
+    the same object, uncopied; a container is copied only where something in it changes (a
+    tuple, a dict or list subclass), so reading a large document costs one walk.
+    """
+    kind = type(value)
+    if kind in _PLAIN:
+        return True, value
+    if kind is dict:
+        copy: Any = None
+        for key, item in value.items():
+            if type(key) is not str and not isinstance(key, str):
+                return False, None
+            ok, converted = as_json(item)
+            if not ok:
+                return False, None
+            if converted is not item:
+                if copy is None:
+                    copy = dict(value)
+                copy[key] = converted
+        return True, value if copy is None else copy
+    if kind is list:
+        copy = None
+        for index, item in enumerate(value):
+            ok, converted = as_json(item)
+            if not ok:
+                return False, None
+            if converted is not item:
+                if copy is None:
+                    copy = list(value)
+                copy[index] = converted
+        return True, value if copy is None else copy
+    if isinstance(value, (str, bool, int, float)):
         return True, value
     if isinstance(value, (list, tuple)):
-        items = [_as_json(item) for item in value]
+        items = [as_json(item) for item in value]
         return all(ok for ok, _ in items), [item for _, item in items]
     if isinstance(value, dict):
         if not all(isinstance(key, str) for key in value):
             return False, None
-        items_by_key = {key: _as_json(item) for key, item in value.items()}
+        items_by_key = {key: as_json(item) for key, item in value.items()}
         return all(ok for ok, _ in items_by_key.values()), {k: v for k, (_, v) in items_by_key.items()}
     return False, None
 
@@ -136,6 +177,7 @@ class JsonRead:
             `fenced`, `prefixed`, `embedded`, `count`).
         message: Why it is not JSON, or the parser's note.
         syntax: `json`, `python_literal` or `number` (from `parse_answer`); None when not read.
+        span: `(start, end)` of the parsed snippet in the text (from `parse_answer`); None otherwise.
     """
 
     ok: bool
@@ -143,17 +185,28 @@ class JsonRead:
     how: str = "value"
     message: str = ""
     syntax: str | None = "json"
+    span: tuple[int, int] | None = None
 
 
-def read_output(actual: Any) -> JsonRead:
-    """The agent output as JSON data: models are dumped, text goes through `read_text`; never raises."""
+def read_output(actual: Any, *, deep: bool = True) -> JsonRead:
+    """The agent output as JSON data: models are dumped, text goes through `read_text`; never raises.
+
+    Args:
+        actual: The output.
+        deep: Check (and convert) the whole value. Default True. False takes a dict or list as
+            it is, for a reader that checks only the parts it uses (`as_json` on each).
+    """
+    if not deep and type(actual) in (dict, list):
+        read = object.__new__(JsonRead)  # JsonRead(True, actual) without the frozen __init__
+        read.__dict__.update(ok=True, value=actual, how="value", message="", syntax="json", span=None)
+        return read
     if isinstance(actual, AgentResult):
         actual = actual.structured_output if actual.structured_output is not None else str(actual)
     if isinstance(actual, BaseModel):
         return JsonRead(True, actual.model_dump(mode="json"), "model")
     if isinstance(actual, str):
         return read_text(actual)
-    ok, value = _as_json(actual)
+    ok, value = as_json(actual)
     if not ok:
         return JsonRead(False, message=f"output of type {type(actual).__name__} is not JSON data")
     return JsonRead(True, value)
@@ -168,18 +221,23 @@ def read_text(text: str) -> JsonRead:
     parsed = parse_answer(text)
     if not parsed.found:
         return JsonRead(False, how="none", message=f"output is not JSON: {parsed.message}")
-    ok, value = _as_json(parsed.value)
-    if not ok:  # pragma: no cover - parse_answer returns plain JSON types
-        return JsonRead(False, how=parsed.form, message=f"output read as {parsed.form} is not JSON data")
-    return JsonRead(True, value, parsed.form, parsed.message, parsed.syntax)
+    # parse_answer returns plain JSON types (lists for tuples, string keys), checked to a depth.
+    return JsonRead(True, parsed.value, parsed.form, parsed.message, parsed.syntax, parsed.span)
 
 
-def read_expected(expected: Any) -> Any:
+def read_expected(expected: Any, *, deep: bool = True) -> Any:
     """The ground truth as JSON data; a string is JSON text, decoded with `json.loads`.
+
+    Args:
+        expected: The ground truth.
+        deep: Check (and convert) the whole value. Default True. False takes a dict or list as
+            it is, for a reader that checks only the parts it uses (`as_json` on each).
 
     Raises:
         GroundTruthError: If the ground truth is not JSON data or JSON text.
     """
+    if not deep and type(expected) in (dict, list):
+        return expected
     if isinstance(expected, BaseModel):
         return expected.model_dump(mode="json")
     if isinstance(expected, str):
@@ -191,7 +249,7 @@ def read_expected(expected: Any) -> Any:
                 f"({exc.msg} at line {exc.lineno}, column {exc.colno}). Store the ground truth as a dict, a list "
                 "or JSON text"
             ) from None
-    ok, value = _as_json(expected)
+    ok, value = as_json(expected)
     if not ok:
         raise GroundTruthError(
             f"expected must be JSON data (dict, list, str, number, bool or None); got {type(expected).__name__}. "

@@ -7,6 +7,8 @@ import math
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 from strands_evals.types.evaluation import EvaluationData
 
@@ -21,6 +23,7 @@ from structsim_nb.json_match import (
     exact_match,
     json_diff,
     json_field_match,
+    same_value,
 )
 
 # The documented Agenta example (seed 003).
@@ -197,6 +200,27 @@ class TestFieldMatch:
             json_field_match({"a": 1}, '"Paris"', fields=["a"])
 
 
+class TestFieldMatchReadsOnlyItsPaths:
+    """Only the configured paths are read, so a large document costs its fields, not its size."""
+
+    def test_a_value_that_is_not_json_elsewhere_does_not_matter(self):
+        result = json_field_match({"a": 1, "junk": {1, 2}}, {"a": 1, "junk": object()}, fields=["a"])
+        assert result.score == 1.0 and result.passed and result.error is None
+
+    def test_at_a_configured_path_the_output_field_is_wrong(self):
+        result = json_field_match({"a": {1, 2}, "b": 2}, {"a": [1, 2], "b": 2}, fields=["a", "b"])
+        assert result.field_scores == {"a": 0.0, "b": 1.0}
+        assert "not JSON data" in result.fields[0].reason
+
+    def test_at_a_configured_path_the_ground_truth_raises_naming_it(self):
+        with pytest.raises(GroundTruthError, match="at a it holds a set"):
+            json_field_match({"a": [1]}, {"a": {1, 2}}, fields=["a"])
+
+    def test_tuples_read_as_lists(self):
+        result = json_field_match({"a": (1, (2, 3))}, {"a": [1, [2, 3]]}, fields=["a", "a.1.0", "a[1][1]"])
+        assert result.score == 1.0
+
+
 class TestJsonDiff:
     def test_seed(self):
         result = json_diff(SEED_OUT, SEED_GT)
@@ -340,6 +364,29 @@ class TestExactMatch:
         result = exact_match({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 3})
         assert not result.passed
         assert {(r["path"], r["kind"]) for r in result.non_matches()} == {("b", "wrong"), ("c", "invented")}
+
+
+SMALL_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.sampled_from([0, 1, 1.0, 2, float("nan")]), st.sampled_from(["a", "A", ""])),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "a.b"]), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(a=SMALL_JSON, b=SMALL_JSON, ignore_case=st.booleans(), strip=st.booleans())
+def test_exact_match_equals_same_value(a, b, ignore_case, strip):
+    from structsim_nb.json_match.values import drop_nulls
+
+    for pair in ((a, b), (a, a), (b, json.loads(json.dumps(b)))):
+        strict = exact_match(*pair, ignore_case=ignore_case, strip=strip, null_is_missing=False)
+        assert strict.passed == same_value(pair[1], pair[0], ignore_case=ignore_case, strip=strip), pair
+        # The default reads a null-valued key as absent: the same rule on both sides with nulls dropped.
+        default = exact_match(*pair, ignore_case=ignore_case, strip=strip)
+        expected = same_value(drop_nulls(pair[1]), drop_nulls(pair[0]), ignore_case=ignore_case, strip=strip)
+        assert default.passed == expected, pair
 
 
 class TestContainsJson:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from structsim_nb.json_match.flatten import compare_leaves, flatten, fold_keys
-from structsim_nb.json_match.values import same_value
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from structsim_nb.json_match.flatten import compare_leaves, flatten, flatten_json, fold_keys
+from structsim_nb.json_match.values import as_json, same_value
 
 
 class TestFlatten:
@@ -35,3 +38,34 @@ def test_compare_leaves_statuses():
         ("d", "missed"),
         ("e", "invented"),
     ]
+
+
+class _Mapping(dict):  # a dict subclass, as a caller might pass one
+    pass
+
+
+JSONISH = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=True), st.text(max_size=3)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.lists(children, max_size=3).map(tuple),
+        st.dictionaries(st.text(alphabet="ab.", max_size=2), children, max_size=3),
+        st.dictionaries(st.text(alphabet="ab", max_size=2), children, max_size=2).map(_Mapping),
+        st.dictionaries(st.integers(0, 2), children, min_size=1, max_size=2),
+        st.frozensets(st.integers(0, 2), min_size=1, max_size=2),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(value=JSONISH, keep_empty=st.booleans())
+def test_flatten_json_is_flatten_of_the_json_reading(value, keep_empty):
+    ok, plain = as_json(value)
+    got = flatten_json(value, keep_empty=keep_empty)
+    if not ok:
+        assert got is None
+    else:
+        want = flatten(plain, keep_empty=keep_empty)
+        assert got is not None and list(got) == list(want)
+        assert all(same_value(got[key], want[key]) and type(got[key]) is type(want[key]) for key in want)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from structsim_nb.errors import GroundTruthError
-from structsim_nb.json_match.values import check_threshold, read_expected, read_output, same_value
+from structsim_nb.json_match.values import as_json, check_threshold, read_expected, read_output, same_value
 
 
 class TestSameValue:
@@ -46,3 +46,21 @@ class TestReading:
 
     def test_threshold_zero_is_kept(self):
         assert check_threshold(0, 0.5) == 0.0 and check_threshold(None, 0.5) == 0.5 and check_threshold(1, 0.5) == 1.0
+
+
+class TestAsJson:
+    def test_plain_json_comes_back_uncopied(self):
+        value = {"a": [1, {"b": None}], "c": "x"}
+        ok, plain = as_json(value)
+        assert ok and plain is value
+
+    def test_only_what_changes_is_copied(self):
+        inner = {"keep": [1, 2]}
+        value = {"t": (1, (2, 3)), "inner": inner}
+        ok, plain = as_json(value)
+        assert ok and plain == {"t": [1, [2, 3]], "inner": {"keep": [1, 2]}}
+        assert plain is not value and plain["inner"] is inner and value["t"] == (1, (2, 3))
+
+    def test_non_json_anywhere_is_refused(self):
+        assert as_json({"a": [1, {"b": {1, 2}}]}) == (False, None)
+        assert as_json({1: "a"}) == (False, None)

@@ -1,0 +1,115 @@
+"""What share of `structsim-nb evaluate` is scoring: 2,000 trajectories, start-up excluded.
+
+Builds a tree of `--runs-count` trajectories and scenario folders in a temporary folder, by
+cycling the committed fixture (`tests/data/trajectories_tree`: real AssetOpsBench-shaped files,
+with their answers and ground truths), each copy under a new id. It then calls
+`structsim_nb.trajectories.run_evaluation` in this process (imports done, so start-up is
+excluded) with the scorer wrapped in a timer, and prints the wall time of the whole run, the
+time inside the scorer, and the scorer's share. The rest is loading, joining, building the
+per-run reports and writing them (one file per run and the aggregate).
+
+The issue-17 target is a share of at least 60%. The runner's writing path belongs to issue 16;
+this script only measures it. Run: `python bench/evaluate_share.py [--runs-count 2000] [--rounds 3]`.
+Timing is printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from structsim_nb.trajectories import runner
+
+FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "data" / "trajectories_tree"
+
+
+def build_tree(root: Path, count: int) -> tuple[Path, Path]:
+    """`count` trajectories and their scenario folders under `root`, cycled from the fixture."""
+    sources = []
+    for path in sorted((FIXTURE / "trajectories").glob("*.json")):
+        try:  # the fixture holds deliberately broken files too; only well-formed runs are copied
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        scenario = FIXTURE / "scenarios" / f"scenario_{data.get('scenario_id') or path.stem}"
+        if isinstance(data, dict) and isinstance(data.get("answer"), str) and (scenario / "groundtruth.txt").exists():
+            sources.append((data, (scenario / "groundtruth.txt").read_text(encoding="utf-8")))
+    trajectories, scenarios = root / "trajectories", root / "scenarios"
+    trajectories.mkdir()
+    scenarios.mkdir()
+    for index in range(count):
+        data, truth = sources[index % len(sources)]
+        ident = f"{index:05d}"
+        record = {**data, "run_id": ident, "scenario_id": ident}
+        (trajectories / f"{ident}.json").write_text(json.dumps(record), encoding="utf-8")
+        folder = scenarios / f"scenario_{ident}"
+        folder.mkdir()
+        (folder / "groundtruth.txt").write_text(truth, encoding="utf-8")
+    return trajectories, scenarios
+
+
+class _Timed:
+    """The runner's `get_scorer`, returning scorers that add their time to `spent`."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+        self._original = runner.get_scorer
+
+    def __call__(self, name: str) -> Any:
+        scorer = self._original(name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return scorer(*args, **kwargs)
+            finally:
+                self.spent += time.perf_counter() - start
+
+        return timed
+
+
+def one_round(trajectories: Path, scenarios: Path, out: Path, workers: int | None) -> tuple[float, float]:
+    timed = _Timed()
+    runner.get_scorer = timed  # type: ignore[assignment]
+    try:
+        start = time.perf_counter()
+        runner.run_evaluation(trajectories, scenarios, out, workers=workers)
+        total = time.perf_counter() - start
+    finally:
+        runner.get_scorer = timed._original
+    return total, timed.spent
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs-count", type=int, default=2000, help="trajectories (default 2000)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds; the median is printed (default 3)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        trajectories, scenarios = build_tree(Path(tmp), args.runs_count)
+        one_round(trajectories, scenarios, Path(tmp) / "warm", None)  # imports, caches
+        totals, scoring = [], []
+        for index in range(args.rounds):
+            total, spent = one_round(trajectories, scenarios, Path(tmp) / f"reports{index}", None)
+            totals.append(total)
+            scoring.append(spent)
+    total, spent = statistics.median(totals), statistics.median(scoring)
+    print(
+        f"evaluate, {args.runs_count} trajectories, in-process, start-up excluded; median of {args.rounds} "
+        f"(python {sys.version.split()[0]}); load average {os.getloadavg()[0]:.2f}"
+    )
+    print(f"whole run {total:8.2f} s   scoring {spent:8.2f} s   scoring share {spent / total:6.1%}")
+    print(f"everything else (load, join, reports, writing) {total - spent:.2f} s, {(total - spent) / total:.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,192 @@
+"""Long tables: per-document cost against list length, before and after vectorised matching.
+
+Times `evaluate()` per document on generated invoices (`structsim_nb.demo.synthetic_invoice_pairs`,
+seeded, with the realistic extraction errors it documents) at each list length, for:
+
+- `upstream`: Strands Evals' `StructuredOutputSimilarity` (stickler's engine; no records);
+- `before`: this project's evaluator as it was before vectorised matching: one stickler
+  `compare_with(document_non_matches=True)` per document, whose collector matches every list a
+  second time (kept here as `_StockDocumentingSpec`, the old `_DocumentingSpec`);
+- `engine`: `StructuredOutputSimilarity(fast_matching=False)`: the engine's per-pair path, each
+  list matched once, records read off that matching;
+- `ours`: `StructuredOutputSimilarity` with the defaults (vectorised matching, non-matches on);
+- `ours-off`: `StructuredOutputSimilarity(non_matches=False)` (vectorised, no records).
+
+Before timing, every document is scored by every approach and the rows are compared: `ours`,
+`engine` and `before` must give identical rows (score, pass, reason, label and the whole
+metadata, records included, as JSON), and `ours-off` the `upstream` row. Approaches are timed
+in rotating order over all documents of a length, `--runs` times; the table prints the median
+ms per document, its ratio to `upstream` and `ours / ours-off`, then the growth exponent of each
+approach between the shortest and longest length of at least 10 items (the slope of log time
+against log length: 2 is quadratic, 1 linear).
+
+Run: `python bench/list_matching.py` (lengths 1 5 10 20 50 100 200, about 15 minutes on two
+cores, mostly the engine's own paths at 100 and 200 items), or
+`--lengths 10 100 --runs 5 --skip before engine` for the vectorised paths only. Timing is
+printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from importlib.metadata import version
+from typing import Any
+
+from stickler.auto.facade import EvalResult, EvalSpec, _dump
+from strands_evals.evaluators.deterministic.structured_output import (
+    StructuredOutputSimilarity as UpstreamSimilarity,
+)
+from strands_evals.types.evaluation import EvaluationData, EvaluationOutput
+
+from structsim_nb import StructuredOutputSimilarity
+from structsim_nb.demo import Invoice, synthetic_invoice_pairs
+
+Approach = Callable[[EvaluationData[Any, Any]], list[EvaluationOutput]]
+LENGTHS = [1, 5, 10, 20, 50, 100, 200]
+
+
+class _StockDocumentingSpec(EvalSpec):  # type: ignore[misc]
+    """The evaluator's spec before vectorised matching: stickler's one-call `document_non_matches`."""
+
+    def evaluate(self, ground_truth: Any, prediction: Any) -> EvalResult:
+        gt = self.eval_model.from_json(_dump(self._coerce(ground_truth)))
+        pred = self.eval_model.from_json(_dump(self._coerce(prediction)))
+        raw = gt.compare_with(pred, include_confusion_matrix=True, add_derived_metrics=True, document_non_matches=True)
+        return EvalResult(raw, self, ground_truth=gt, prediction=pred)
+
+
+def _before() -> Approach:
+    evaluator = StructuredOutputSimilarity(Invoice, fast_matching=False)
+    spec = evaluator._spec
+    evaluator._spec = _StockDocumentingSpec(
+        spec.source_cls, spec.eval_model, weight_hints=spec._weight_hints, match_threshold=spec._match_threshold
+    )
+    return evaluator.evaluate  # type: ignore[no-any-return]
+
+
+def approaches(skip: Sequence[str]) -> dict[str, Approach]:
+    named: dict[str, Callable[[], Approach]] = {
+        "upstream": lambda: UpstreamSimilarity(Invoice).evaluate,
+        "before": _before,
+        "engine": lambda: StructuredOutputSimilarity(Invoice, fast_matching=False).evaluate,
+        "ours": lambda: StructuredOutputSimilarity(Invoice).evaluate,
+        "ours-off": lambda: StructuredOutputSimilarity(Invoice, non_matches=False).evaluate,
+    }
+    return {name: make() for name, make in named.items() if name not in skip}
+
+
+def cases(count: int, items: int, seed: int) -> list[EvaluationData[Any, Any]]:
+    return [
+        EvaluationData(name=pair["name"], input="", expected_output=pair["expected"], actual_output=pair["actual"])
+        for pair in synthetic_invoice_pairs(count, line_items=items, seed=seed)
+    ]
+
+
+def _row(row: EvaluationOutput) -> str:
+    return json.dumps([row.score, row.test_pass, row.reason, row.label, row.metadata], default=str)
+
+
+def check_identical(named: dict[str, Approach], docs: Sequence[EvaluationData[Any, Any]]) -> int:
+    """Score every document every way; fail loudly where rows that must agree do not. Returns the count."""
+    groups = [[n for n in ("ours", "engine", "before") if n in named]]
+    groups.append([n for n in ("ours-off", "upstream") if n in named])
+    for case in docs:
+        with contextlib.redirect_stdout(io.StringIO()):
+            rows = {name: _row(approach(case)[0]) for name, approach in named.items()}
+        for group in groups:
+            if len({rows[name] for name in group}) > 1:
+                raise SystemExit(f"{case.name}: rows of {group} differ")
+    return len(docs)
+
+
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def per_document(approach: Approach, docs: Sequence[EvaluationData[Any, Any]], clock: Callable[[], float]) -> float:
+    # stickler prints a warning to stdout for every list over 10,000 pairs; keep the table readable.
+    with contextlib.redirect_stdout(io.StringIO()):
+        start = clock()
+        for case in docs:
+            approach(case)
+        return (clock() - start) / len(docs)
+
+
+def exponent(lengths: Sequence[int], seconds: Sequence[float]) -> float:
+    """Least-squares slope of log(seconds) against log(length)."""
+    xs, ys = [math.log(n) for n in lengths], [math.log(s) for s in seconds]
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lengths", type=int, nargs="+", default=LENGTHS, help="line items per document")
+    parser.add_argument("--docs", type=int, default=20, help="documents per length, fewer at long lengths (default 20)")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per approach (default 3)")
+    parser.add_argument(
+        "--budget", type=int, default=400, help="line items per length across its documents (default 400)"
+    )
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--skip", nargs="*", default=[], choices=["upstream", "before", "engine", "ours", "ours-off"])
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="wall",
+        help="wall time (default) or this process's CPU time, which a busy shared machine skews less",
+    )
+    args = parser.parse_args(argv)
+    named = approaches(args.skip)
+    print(
+        f"list matching: median ms per document ({args.clock} clock) over {args.runs} runs "
+        f"(python {platform.python_version()}, "
+        f"stickler-eval {version('stickler-eval')}, munkres {version('munkres')}, rapidfuzz {version('rapidfuzz')}); "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    header = f"{'items':>5} {'docs':>4}  " + "".join(f"{name:>10}" for name in named)
+    header += "   ours/upstream  ours/ours-off"
+    print(header)
+    medians: dict[str, list[float]] = {name: [] for name in named}
+    checked = 0
+    for length in args.lengths:
+        count = max(3, min(args.docs, args.budget // max(length, 1)))
+        docs = cases(count, length, args.seed + length)
+        checked += check_identical(named, docs)
+        figures: dict[str, list[float]] = {name: [] for name in named}
+        order = list(named)
+        for index in range(args.runs):
+            for name in order[index % len(order) :] + order[: index % len(order)]:
+                figures[name].append(per_document(named[name], docs, CLOCKS[args.clock]))
+        line = f"{length:>5} {count:>4}  "
+        for name in named:
+            medians[name].append(statistics.median(figures[name]))
+            line += f"{medians[name][-1] * 1e3:>10.2f}"
+        if {"ours", "upstream"} <= set(named):
+            line += f"   {medians['ours'][-1] / medians['upstream'][-1]:>13.3f}"
+        if {"ours", "ours-off"} <= set(named):
+            line += f"  {medians['ours'][-1] / medians['ours-off'][-1]:>13.2f}"
+        print(line, flush=True)
+        sys.stderr.write(f"length {length}: {count} documents x {args.runs} runs done\n")
+    long_enough = [i for i, n in enumerate(args.lengths) if n >= 10]
+    if len(long_enough) >= 2:
+        lo, hi = args.lengths[long_enough[0]], args.lengths[long_enough[-1]]
+        print(f"growth exponent, {lo} -> {hi} items (least squares over the lengths between):")
+        for name in named:
+            slope = exponent([args.lengths[i] for i in long_enough], [medians[name][i] for i in long_enough])
+            print(f"  {name:<9} {slope:.2f}")
+    print(f"rows identical where they must be, on all {checked} documents: yes")
+    print(f"load average now {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

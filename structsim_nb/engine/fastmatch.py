@@ -1,0 +1,224 @@
+"""Vectorised list matching: the engine's element similarities in one numpy pass per field.
+
+stickler scores a `List[Model]` field by comparing every ground-truth element with every
+predicted one in Python (`StructuredModel.compare`, one comparator call per field per pair),
+then assigning pairs with the Hungarian method. `ElementColumns` builds the same
+pair-similarity matrix from whole columns at once (`pairwise.similarity_matrix` per field),
+following the engine's rules for blanks, weights and thresholds, and reads each matched pair's
+score, per-field counts and non-match fields off the same matrices. The assignment is the
+engine's own solver (`assignment.assign`).
+
+A field with a comparator that has no vectorised equivalent, or a nested object or list, makes
+the element class unsupported (`plan_for` says why), and the caller runs the engine's path for
+that list. `tests/engine/test_fastmatch.py` and `tests/engine/test_listmatch.py` hold the differential tests
+against the stock engine.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .pairwise import FUZZY_SCORERS, SCALARS, VECTORISERS, similarity_matrix
+
+__all__ = ["ElementColumns", "ElementPlan", "FieldRule", "plan_for"]
+
+
+@dataclass(frozen=True)
+class FieldRule:
+    """One element field as the engine compares it: comparator, threshold, weight, clipping."""
+
+    name: str
+    comparator: Any
+    threshold: float
+    weight: float
+    clip: bool
+
+
+@dataclass(frozen=True)
+class ElementPlan:
+    """The fields of an element class, in the engine's order, when all of them vectorise."""
+
+    cls: type
+    fields: tuple[FieldRule, ...]
+
+
+#: element class -> its plan or reason; classes are built once per schema, so this stays small.
+_PLANS: weakref.WeakKeyDictionary[type, ElementPlan | str] = weakref.WeakKeyDictionary()
+
+
+def plan_for(cls: type) -> ElementPlan | str:
+    """The vectorised plan for list elements of `cls`, or the reason the engine's path runs.
+
+    Args:
+        cls: The element's `StructuredModel` class (the eval model stickler built).
+
+    Returns:
+        An `ElementPlan` when every field (but stickler's `extra_fields`) is a scalar compared
+        by a supported comparator with a positive weight; otherwise a short reason such as
+        `"field 'tags' is a list"` or `"field 'phone' uses PhoneComparator"`. Worked out once
+        per class (field configurations are fixed when stickler builds the class).
+    """
+    found = _PLANS.get(cls)
+    if found is None:
+        found = _PLANS[cls] = _plan(cls)
+    return found
+
+
+def _plan(cls: type) -> ElementPlan | str:
+    from stickler.structured_object_evaluator.models.configuration_helper import ConfigurationHelper
+    from stickler.structured_object_evaluator.models.structured_model import _annotation_is_list
+
+    rules = []
+    for name, info in cls.model_fields.items():  # type: ignore[attr-defined]
+        if name == "extra_fields":
+            continue
+        if _annotation_is_list(info.annotation):
+            return f"field {name!r} is a list"
+        if ConfigurationHelper.is_structured_field_type(info):
+            return f"field {name!r} is a nested object"
+        config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
+        comparator = config.comparator
+        kind = type(comparator)
+        if kind not in VECTORISERS:
+            return f"field {name!r} uses {kind.__name__}"
+        if hasattr(comparator, "_fuzzy_func") and comparator._fuzzy_func not in FUZZY_SCORERS:
+            return f"field {name!r} uses an unknown fuzzy scorer"
+        weight, threshold = config.weight, config.threshold
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (weight, threshold)):
+            return f"field {name!r} has a non-numeric weight or threshold"
+        if not weight > 0 or not np.isfinite(weight):
+            return f"field {name!r} has weight {weight!r}"
+        rules.append(FieldRule(name, comparator, threshold, weight, bool(config.clip_under_threshold)))
+    return ElementPlan(cls, tuple(rules))
+
+
+class ElementColumns:
+    """Per-field similarity matrices of two element lists, with the engine's blank rules.
+
+    For each field (in the plan's order) it holds `raw`, the comparator's score for every
+    pair of present values (n x m; undefined where a side is blank), and three blank masks
+    per side, because the engine asks three questions in three places:
+
+    - `absent` (`NullHelper.is_effectively_null_for_primitives`: None or ""), used when
+      scoring pairs for the assignment and each matched pair's score;
+    - `null` (`FieldHelper.is_null_value`: also whitespace-only text), used when counting
+      each matched pair's fields for the confusion matrix.
+
+    Raises:
+        TypeError: Never; `supported` is False (with `reason`) when a value is not a scalar.
+    """
+
+    def __init__(self, plan: ElementPlan, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> None:
+        self.plan = plan
+        self.shape = (len(gt_list), len(pred_list))
+        self.reason: str | None = None
+        self.raw: list[np.ndarray] = []
+        self.absent_gt: list[np.ndarray] = []
+        self.absent_pred: list[np.ndarray] = []
+        self.null_gt: list[np.ndarray] = []
+        self.null_pred: list[np.ndarray] = []
+        for rule in plan.fields:
+            gt = [getattr(item, rule.name) for item in gt_list]
+            pred = [getattr(item, rule.name) for item in pred_list]
+            if not all(v is None or type(v) in SCALARS for v in (*gt, *pred)):
+                self.reason = f"field {rule.name!r} holds a value that is not a scalar"
+                return
+            self.absent_gt.append(np.array([v is None or v == "" for v in gt], dtype=bool))
+            self.absent_pred.append(np.array([v is None or v == "" for v in pred], dtype=bool))
+            self.null_gt.append(np.array([_null(v) for v in gt], dtype=bool))
+            self.null_pred.append(np.array([_null(v) for v in pred], dtype=bool))
+            full = np.zeros(self.shape)
+            rows = np.flatnonzero(~self.absent_gt[-1])
+            cols = np.flatnonzero(~self.absent_pred[-1])
+            if rows.size and cols.size:
+                present_gt, present_pred = [gt[i] for i in rows], [pred[j] for j in cols]
+                full[np.ix_(rows, cols)] = similarity_matrix(rule.comparator, present_gt, present_pred)
+            self.raw.append(full)
+
+    @property
+    def supported(self) -> bool:
+        """Whether every value could be read (else `reason` says which field stopped it)."""
+        return self.reason is None
+
+    def similarity(self) -> np.ndarray:
+        """`StructuredModel.compare` for every pair: the weighted mean of raw field scores.
+
+        A field blank on both sides is left out of the mean; blank on one side scores 0.0.
+        With nothing compared the pair scores 1.0. Sums run field by field in the engine's
+        order, so every entry is the same double the engine computes.
+        """
+        total = np.zeros(self.shape)
+        weight = np.zeros(self.shape)
+        compared = np.zeros(self.shape, dtype=bool)
+        for rule, raw, gt, pred in zip(self.plan.fields, self.raw, self.absent_gt, self.absent_pred, strict=True):
+            both = np.logical_and.outer(gt, pred)
+            one = np.logical_xor.outer(gt, pred)
+            score = np.where(one, 0.0, raw)
+            keep = ~both
+            total = np.where(keep, total + score * rule.weight, total)
+            weight = np.where(keep, weight + rule.weight, weight)
+            compared |= keep
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = total / np.where(weight > 0, weight, 1.0)
+        return np.where(weight > 0, mean, np.where(compared, 0.0, 1.0))
+
+    def pair_scores(self, gt_index: np.ndarray, pred_index: np.ndarray) -> np.ndarray:
+        """`compare_with(...)["overall_score"]` for the given pairs: thresholded, every field weighted.
+
+        Per field: blank on both sides 1.0, on one side 0.0, else the raw score when it
+        reaches the field's threshold, else 0.0 (or the raw score when clipping is off).
+        """
+        total = np.zeros(len(gt_index))
+        weight = 0.0
+        for rule, raw, gt, pred in zip(self.plan.fields, self.raw, self.absent_gt, self.absent_pred, strict=True):
+            a, b, score = gt[gt_index], pred[pred_index], raw[gt_index, pred_index]
+            kept = np.where(score >= rule.threshold, score, 0.0 if rule.clip else score)
+            applied = np.where(a & b, 1.0, np.where(a | b, 0.0, kept))
+            total = total + applied * rule.weight
+            weight += rule.weight
+        return total / weight if weight > 0 else np.zeros(len(gt_index))
+
+    def flagged(self, gt_index: np.ndarray, pred_index: np.ndarray) -> list[list[int]]:
+        """Per pair, the fields that get a non-match record: blank on one side, or below threshold.
+
+        A field blank on both sides (a true negative) or at or above its threshold (a true
+        positive) gets none, as in the engine's collector; the fields are in the plan's order.
+        """
+        flagged: list[list[int]] = [[] for _ in range(len(gt_index))]
+        for k, rule in enumerate(self.plan.fields):
+            a, b = self.absent_gt[k][gt_index], self.absent_pred[k][pred_index]
+            below = self.raw[k][gt_index, pred_index] < rule.threshold
+            for pair in np.flatnonzero(~(a & b) & ((a | b) | below)).tolist():
+                flagged[pair].append(k)
+        return flagged
+
+    def field_counts(self, gt_index: np.ndarray, pred_index: np.ndarray) -> dict[str, dict[str, Any]]:
+        """The confusion counts of each field over the given pairs, as the engine nests them."""
+        details: dict[str, dict[str, Any]] = {}
+        for rule, raw, gt, pred in zip(self.plan.fields, self.raw, self.null_gt, self.null_pred, strict=True):
+            a, b = gt[gt_index], pred[pred_index]
+            both = ~a & ~b
+            tp = int(np.count_nonzero(both & (raw[gt_index, pred_index] >= rule.threshold)))
+            fa = int(np.count_nonzero(a & ~b))
+            fd = int(np.count_nonzero(both)) - tp
+            details[rule.name] = {
+                "overall": {
+                    "tp": tp,
+                    "fa": fa,
+                    "fd": fd,
+                    "fp": fa + fd,
+                    "tn": int(np.count_nonzero(a & b)),
+                    "fn": int(np.count_nonzero(~a & b)),
+                }
+            }
+        return details
+
+
+def _null(value: Any) -> bool:
+    """`FieldHelper.is_null_value` for the scalars this module handles."""
+    return value is None or (isinstance(value, str) and not value.strip())

@@ -1,0 +1,345 @@
+"""One comparison, each list matched once: stickler's engine with its list matching memoised.
+
+`compare` runs stickler's `ComparisonEngine` (the code behind `StructuredModel.compare_with`)
+with three of its parts swapped for subclasses, through the seams the engine itself provides
+(the lazily built dispatcher, list comparator and non-match collector):
+
+- each `List[Model]` assignment is computed once per comparison and remembered by list
+  identity, so documenting the non-matches reads the assignment the score already made
+  (`listrecords.RecordCollector`) instead of running the Hungarian matching again
+  (stickler's collector re-runs it, and re-compares every matched pair: that was the 2x);
+- a list whose element class `fastmatch.plan_for` accepts is matched from vectorised
+  similarity matrices (`fastmatch.ElementColumns`) with the engine's own solver, and its
+  per-pair work (each matched pair's score, the per-field counts, the non-match records) is
+  read off the same matrices;
+- every other list takes the engine's path, element by element, through this same engine,
+  so lists nested inside it are matched once too.
+
+The result dict is the one `compare_with` returns, value for value and type for type
+(`tests/engine/test_listmatch.py` and `tests/engine/test_fastmatch.py` compare them against the stock engine
+on generated documents). Adapted parts of stickler-eval 1.0.0 (Apache-2.0) are marked where
+they are; the package pins `stickler-eval<2`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Iterator, Sequence
+from typing import Any, get_args, get_origin
+
+import numpy as np
+from stickler.auto.facade import EvalResult, EvalSpec, _dump
+from stickler.structured_object_evaluator.models.comparison_dispatcher import ComparisonDispatcher
+from stickler.structured_object_evaluator.models.comparison_engine import ComparisonEngine
+from stickler.structured_object_evaluator.models.comparison_helper import ComparisonHelper
+from stickler.structured_object_evaluator.models.field_comparator import FieldComparator
+from stickler.structured_object_evaluator.models.hungarian_helper import HungarianHelper
+from stickler.structured_object_evaluator.models.structured_list_comparator import StructuredListComparator
+from stickler.structured_object_evaluator.models.structured_model import StructuredModel
+
+from .assignment import assign
+from .fastmatch import ElementColumns, ElementPlan, plan_for
+from .fastread import read
+from .listrecords import MatchContext, MatchPaths, RecordCollector
+from .pairwise import scalar_similarity
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["MatchOnceSpec", "MatchPaths", "compare", "list_paths"]
+
+
+def compare(
+    ground_truth: StructuredModel,
+    prediction: StructuredModel,
+    *,
+    vectorised: bool = True,
+    document_non_matches: bool = False,
+) -> tuple[dict[str, Any], MatchPaths]:
+    """`ground_truth.compare_with(prediction, include_confusion_matrix=True, ...)`, each list matched once.
+
+    Args:
+        ground_truth: The ground truth as stickler's eval model.
+        prediction: The prediction as the same eval model.
+        vectorised: Match lists whose elements allow it from vectorised matrices. Default True;
+            False runs the engine's per-pair path for every list (still matched once).
+        document_non_matches: Also return the non-match records (`raw["non_matches"]`).
+            Default False.
+
+    Returns:
+        The engine's result dict (with `confusion_matrix` and derived metrics), and which path
+        matched each list field that was compared (both sides non-empty), by dotted path.
+    """
+    context = MatchContext(vectorised=vectorised, document_non_matches=document_non_matches)
+    raw = _Engine(ground_truth, context, "").compare_with(
+        prediction,
+        include_confusion_matrix=True,
+        add_derived_metrics=True,
+        document_non_matches=document_non_matches,
+    )
+    return raw, context.paths
+
+
+class MatchOnceSpec(EvalSpec):  # type: ignore[misc]
+    """stickler's `EvalSpec`, comparing through `compare`: each list matched once, vectorised where it can.
+
+    stickler's own `compare_with` documents non-matches by running every list matching a
+    second time; `compare` keeps each assignment and reads the records off it (see
+    `bench/non_match_cost.py`), and matches lists of plain fields from vectorised matrices
+    with the engine's solver (`fastmatch`). The result is the engine's, value for value. With
+    `vectorised`, both sides are also read with `fastread.read` (stickler's `from_json`, its
+    per-class questions asked once). With `document_non_matches` the records ride on
+    `raw["non_matches"]`, which the upstream evaluator copies into `metadata["comparison"]` and
+    `StructuredOutputSimilarity.evaluate` moves out.
+    """
+
+    def __init__(self, spec: EvalSpec, *, vectorised: bool, document_non_matches: bool) -> None:
+        super().__init__(
+            spec.source_cls,
+            spec.eval_model,
+            weight_hints=spec._weight_hints,
+            match_threshold=spec._match_threshold,
+        )
+        self._vectorised = vectorised
+        self._document_non_matches = document_non_matches
+
+    def evaluate(self, ground_truth: Any, prediction: Any) -> EvalResult:
+        # stickler's own coerce/dump steps, as `EvalSpec.evaluate` runs them; pinned by `<2`.
+        from_json = functools.partial(read, self.eval_model) if self._vectorised else self.eval_model.from_json
+        gt = from_json(_dump(self._coerce(ground_truth)))
+        pred = from_json(_dump(self._coerce(prediction)))
+        raw, _ = compare(gt, pred, vectorised=self._vectorised, document_non_matches=self._document_non_matches)
+        return EvalResult(raw, self, ground_truth=gt, prediction=pred)
+
+
+def list_paths(model_cls: type) -> Iterator[tuple[str, type]]:
+    """Every `List[Model]` field reachable from an eval model: `(dotted path, element class)`."""
+    yield from _walk(model_cls, "", set())
+
+
+def _walk(cls: type, prefix: str, seen: set[type]) -> Iterator[tuple[str, type]]:
+    if cls in seen:
+        return
+    seen = seen | {cls}
+    for name, info in getattr(cls, "model_fields", {}).items():
+        if name == "extra_fields":
+            continue
+        for inner, is_list in _models_in(info.annotation):
+            if is_list:
+                yield prefix + name, inner
+            yield from _walk(inner, f"{prefix}{name}.", seen)
+
+
+def _models_in(annotation: Any) -> Iterator[tuple[type, bool]]:
+    """StructuredModel classes in an annotation, and whether each sits in a list."""
+    if isinstance(annotation, type) and issubclass(annotation, StructuredModel):
+        yield annotation, False
+        return
+    origin = get_origin(annotation)
+    for arg in get_args(annotation):
+        if origin is list and isinstance(arg, type) and issubclass(arg, StructuredModel):
+            yield arg, True
+        elif origin is not list:
+            yield from _models_in(arg)
+
+
+class _Engine(ComparisonEngine):  # type: ignore[misc]
+    """The engine, wired to the subclasses below (its parts are built lazily; these are preset)."""
+
+    def __init__(self, model: StructuredModel, context: MatchContext, prefix: str) -> None:
+        super().__init__(model)
+        self._dispatcher = _Dispatcher(model, context, prefix)
+        self._non_match_collector = RecordCollector(model, context)
+
+
+class _Dispatcher(ComparisonDispatcher):  # type: ignore[misc]
+    def __init__(self, model: StructuredModel, context: MatchContext, prefix: str) -> None:
+        super().__init__(model)
+        self._structured_list_comparator = _ListComparator(model, context, prefix)
+        self._field_comparator = _FieldComparator(model, context, prefix)
+
+
+class _FieldComparator(FieldComparator):  # type: ignore[misc]
+    """Fields compared with `fastmatch.scalar_similarity`; nested objects through this engine."""
+
+    def __init__(self, model: StructuredModel, context: MatchContext, prefix: str) -> None:
+        super().__init__(model)
+        self._context = context
+        self._prefix = prefix
+
+    def compare_primitive_with_scores(self, gt_val: Any, pred_val: Any, field_name: str) -> dict[str, Any]:
+        if not self._context.vectorised:
+            result: dict[str, Any] = super().compare_primitive_with_scores(gt_val, pred_val, field_name)
+            return result
+        # Adapted from stickler-eval 1.0.0 FieldComparator.compare_primitive_with_scores (Apache-2.0).
+        info = self.model.__class__._get_comparison_info(field_name)
+        raw_similarity = scalar_similarity(info.comparator, gt_val, pred_val)
+        if raw_similarity >= info.threshold:
+            metrics = {"tp": 1, "fa": 0, "fd": 0, "fp": 0, "tn": 0, "fn": 0}
+            threshold_applied_score = raw_similarity
+        else:
+            metrics = {"tp": 0, "fa": 0, "fd": 1, "fp": 1, "tn": 0, "fn": 0}
+            threshold_applied_score = 0.0 if info.clip_under_threshold else raw_similarity
+        return {
+            "overall": metrics,
+            "raw_similarity_score": raw_similarity,
+            "similarity_score": raw_similarity,
+            "threshold_applied_score": threshold_applied_score,
+            "weight": info.weight,
+        }
+
+    def compare_structured_field(
+        self, gt_val: StructuredModel, pred_val: StructuredModel, field_name: str, threshold: float
+    ) -> dict[str, Any]:
+        # Adapted from stickler-eval 1.0.0 FieldComparator.compare_structured_field (Apache-2.0):
+        # the same result, with `compare_recursive` run by this engine.
+        info = self.model._get_comparison_info(field_name)
+        raw_score = gt_val.compare(pred_val)
+        if raw_score >= threshold:
+            object_metrics = {"tp": 1, "fa": 0, "fd": 0, "fp": 0, "tn": 0, "fn": 0}
+            threshold_applied_score = raw_score
+        else:
+            object_metrics = {"tp": 0, "fa": 0, "fd": 1, "fp": 1, "tn": 0, "fn": 0}
+            threshold_applied_score = 0.0 if info.clip_under_threshold else raw_score
+        nested = _Engine(gt_val, self._context, f"{self._prefix}{field_name}.").compare_recursive(pred_val)
+        return {
+            "overall": {**object_metrics, "similarity_score": raw_score},
+            "fields": nested["fields"],
+            "raw_similarity_score": raw_score,
+            "similarity_score": raw_score,
+            "threshold_applied_score": threshold_applied_score,
+            "weight": info.weight,
+            "non_matches": [],
+        }
+
+
+class _ListComparator(StructuredListComparator):  # type: ignore[misc]
+    """Matches a `List[Model]` once, vectorised when its element class allows it."""
+
+    def __init__(self, model: StructuredModel, context: MatchContext, prefix: str) -> None:
+        super().__init__(model)
+        self._context = context
+        self._prefix = prefix
+        self._columns: ElementColumns | None = None
+        self._path = ""
+
+    def compare_struct_list_with_scores(
+        self, gt_list: list[StructuredModel], pred_list: list[StructuredModel], field_name: str
+    ) -> dict[str, Any]:
+        saved = self._columns, self._path
+        self._path = self._prefix + field_name
+        self._columns = self._vectorised_columns(gt_list, pred_list)
+        kind = "vectorised" if self._columns is not None else "engine"
+        self._context.paths.setdefault(self._path, set()).add(kind)
+        logger.debug(
+            "path=<%s>, items=<%d>x<%d>, matching=<%s> | list matched", self._path, len(gt_list), len(pred_list), kind
+        )
+        try:
+            result: dict[str, Any] = super().compare_struct_list_with_scores(gt_list, pred_list, field_name)
+        finally:
+            self._columns, self._path = saved
+        return result
+
+    def _vectorised_columns(self, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> ElementColumns | None:
+        if not self._context.vectorised or not isinstance(gt_list[0], StructuredModel):
+            return None
+        cls = type(gt_list[0])
+        if not all(type(item) is cls for item in (*gt_list, *pred_list)):
+            return None
+        plan = plan_for(cls)
+        if not isinstance(plan, ElementPlan):
+            return None
+        columns = ElementColumns(plan, gt_list, pred_list)
+        if not columns.supported:
+            logger.debug("path=<%s>, reason=<%s> | engine path for this list", self._path, columns.reason)
+            return None
+        return columns
+
+    def _calculate_object_level_metrics(
+        self, gt_list: list[StructuredModel], pred_list: list[StructuredModel], match_threshold: float
+    ) -> tuple[dict[str, int], list[tuple[int, int, Any]], set[int], set[int]]:
+        key = (id(gt_list), id(pred_list))
+        matched_pairs = self._context.assignments.get(key)
+        if matched_pairs is None:
+            if self._columns is not None:
+                similarity = self._columns.similarity()
+                if len(gt_list) == 1 and len(pred_list) == 1:
+                    # The engine scores a 1x1 list directly (a Python float, no solver).
+                    matched_pairs = [(0, 0, float(similarity[0, 0]))]
+                else:
+                    matched_pairs = [(i, j, similarity[i, j]) for i, j in assign(similarity)]
+            else:
+                matched_pairs = HungarianHelper().get_complete_matching_info(gt_list, pred_list)["matched_pairs"]
+            self._context.assignments[key] = matched_pairs
+        # Adapted from stickler-eval 1.0.0 StructuredListComparator._calculate_object_level_metrics.
+        tp = sum(1 for _, _, similarity in matched_pairs if similarity >= match_threshold)
+        fd = len(matched_pairs) - tp
+        matched_gt = {i for i, _, _ in matched_pairs}
+        matched_pred = {j for _, j, _ in matched_pairs}
+        fn, fa = len(gt_list) - len(matched_gt), len(pred_list) - len(matched_pred)
+        metrics = {"tp": tp, "fa": fa, "fd": fd, "fp": fa + fd, "tn": 0, "fn": fn}
+        return metrics, matched_pairs, matched_gt, matched_pred
+
+    def _calculate_struct_list_similarity(
+        self,
+        matched_pairs: list[tuple[int, int, Any]],
+        gt_list: list[StructuredModel],
+        pred_list: list[StructuredModel],
+        info: Any,
+    ) -> float:
+        scored: list[tuple[int, int, Any]]
+        if self._columns is not None:
+            gt_index, pred_index = _indices(matched_pairs)
+            scores = self._columns.pair_scores(gt_index, pred_index).tolist()
+            scored = [(i, j, score) for (i, j, _), score in zip(matched_pairs, scores, strict=True)]
+            if self._context.document_non_matches:
+                flagged = self._columns.flagged(gt_index, pred_index)
+                for (i, j, _), fields in zip(matched_pairs, flagged, strict=True):
+                    self._context.pairs[(id(gt_list[i]), id(pred_list[j]))] = (self._columns, i, j, fields)
+        else:
+            scored = [self._pair_score(i, j, raw, gt_list, pred_list) for i, j, raw in matched_pairs]
+        # 0.01: the engine's own classification threshold for already-thresholded pair scores.
+        result = ComparisonHelper.unordered_list_metrics(scored, gt_list, pred_list, 0.01)
+        overall: float = result.get("overall_score", 0.0)
+        return overall
+
+    def _pair_score(
+        self, i: int, j: int, raw: Any, gt_list: list[StructuredModel], pred_list: list[StructuredModel]
+    ) -> tuple[int, int, Any]:
+        # Adapted from stickler-eval 1.0.0 StructuredListComparator._calculate_struct_list_similarity:
+        # each pair compared by this engine, its records kept for the collector.
+        if not (i < len(gt_list) and j < len(pred_list)):
+            return i, j, raw
+        gt_item, pred_item = gt_list[i], pred_list[j]
+        if gt_item is None or pred_item is None:
+            return i, j, 1.0 if gt_item is None and pred_item is None else 0.0
+        engine = _Engine(gt_item, self._context, f"{self._path}.")
+        result = engine.compare_with(pred_item, document_non_matches=self._context.document_non_matches)
+        if self._context.document_non_matches:
+            self._context.pairs[(id(gt_item), id(pred_item))] = result["non_matches"]
+        return i, j, result["overall_score"]
+
+    def _calculate_nested_field_metrics(
+        self,
+        list_field_name: str,
+        gt_list: list[StructuredModel],
+        pred_list: list[StructuredModel],
+        matched_pairs: list[tuple[int, int, Any]],
+        match_threshold: float,
+    ) -> dict[str, dict[str, Any]]:
+        if self._columns is None:
+            details: dict[str, dict[str, Any]] = super()._calculate_nested_field_metrics(
+                list_field_name, gt_list, pred_list, matched_pairs, match_threshold
+            )
+            return details
+        good = [(i, j, s) for i, j, s in matched_pairs if s >= match_threshold]
+        if not good:
+            return {}
+        return self._columns.field_counts(*_indices(good))
+
+
+def _indices(pairs: Sequence[tuple[int, int, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    return (
+        np.fromiter((i for i, _, _ in pairs), dtype=np.int64, count=len(pairs)),
+        np.fromiter((j for _, j, _ in pairs), dtype=np.int64, count=len(pairs)),
+    )

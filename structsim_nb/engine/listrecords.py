@@ -1,0 +1,178 @@
+"""Non-match records off the comparison's own matching: what `listmatch` hands stickler's collector.
+
+stickler's `NonMatchCollector` documents a `List[Model]` field by running its Hungarian matching
+again and comparing every matched pair a second time. `RecordCollector` (with `RecordHelper`)
+reads both from the `MatchContext` the comparison filled instead: the assignment made for the
+score, and per matched pair either the records its comparison produced (lists on the engine's
+path) or the fields `fastmatch.ElementColumns.flagged` found (vectorised lists), turned into
+the records stickler writes. The records are stickler's, value for value, in its order; the
+adapted parts of stickler-eval 1.0.0 (Apache-2.0) are marked where they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from stickler.structured_object_evaluator.models.non_match_collector import NonMatchCollector
+from stickler.structured_object_evaluator.models.non_match_field import NonMatchType
+from stickler.structured_object_evaluator.models.non_matches_helper import NonMatchesHelper
+from stickler.structured_object_evaluator.models.structured_model import StructuredModel
+
+from .fastmatch import ElementColumns
+
+__all__ = ["MatchContext", "MatchPaths", "RecordCollector", "RecordHelper"]
+
+
+#: Which path matched each list field during one comparison: `{"line_items": {"vectorised"}}`.
+MatchPaths = dict[str, set[str]]
+
+
+@dataclass
+class MatchContext:
+    """What one top-level comparison shares between its engines."""
+
+    vectorised: bool
+    document_non_matches: bool
+    #: (id(gt_list), id(pred_list)) -> the engine's matched pairs `(gt, pred, similarity)`.
+    assignments: dict[tuple[int, int], list[tuple[int, int, Any]]] = field(default_factory=dict)
+    #: (id(gt_item), id(pred_item)) -> that pair's non-match records, or where to read them.
+    pairs: dict[tuple[int, int], Any] = field(default_factory=dict)
+    paths: MatchPaths = field(default_factory=dict)
+
+
+def _field_non_matches(
+    columns: ElementColumns, i: int, j: int, fields: list[int], gt_item: Any, pred_item: Any
+) -> list[dict[str, Any]]:
+    """What `gt_item.compare_with(pred_item, document_non_matches=True)["non_matches"]` holds.
+
+    `fields` are the ones `ElementColumns.flagged` found a record for; the rest match.
+    """
+    records: list[dict[str, Any]] = []
+    for k in fields:
+        rule = columns.plan.fields[k]
+        gt_value, pred_value = getattr(gt_item, rule.name), getattr(pred_item, rule.name)
+        gt_absent, pred_absent = bool(columns.absent_gt[k][i]), bool(columns.absent_pred[k][j])
+        record: dict[str, Any] = {"field_path": rule.name}
+        if gt_absent:
+            record.update(non_match_type=NonMatchType.FALSE_ALARM, details={"reason": "unmatched prediction"})
+        elif pred_absent:
+            record.update(non_match_type=NonMatchType.FALSE_NEGATIVE, details={"reason": "unmatched ground truth"})
+        else:
+            similarity = float(columns.raw[k][i, j])
+            reason = f"below threshold ({similarity:.3f} < {rule.threshold})"
+            record.update(non_match_type=NonMatchType.FALSE_DISCOVERY, similarity_score=similarity)
+            record["details"] = {"reason": reason}
+        record["ground_truth_value"], record["prediction_value"] = gt_value, pred_value
+        records.append(_ordered(record))
+    return records
+
+
+_RECORD_KEYS = ("field_path", "non_match_type", "ground_truth_value", "prediction_value", "similarity_score", "details")
+
+
+def _ordered(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with its keys in the order stickler's collector writes them."""
+    return {key: record[key] for key in _RECORD_KEYS if key in record}
+
+
+class RecordHelper(NonMatchesHelper):  # type: ignore[misc]
+    """stickler's list non-match helper, reading the comparison's own assignments and pair records."""
+
+    def __init__(self, context: MatchContext) -> None:
+        super().__init__()
+        self._context = context
+
+    def generate_comparison_reason(self, is_match: bool, score: float, threshold: float) -> str:
+        # The stock helper formats a reason per matched pair and then never reads it (its
+        # `_extract_entries_from_objects` ignores `reason`); skip the formatting.
+        return ""
+
+    def get_optimal_assignments(self, gt_list: list[Any], pred_list: list[Any]) -> tuple[Any, Any]:
+        matched_pairs = self._context.assignments.get((id(gt_list), id(pred_list)))
+        if matched_pairs is None:  # a list of values: the engine's own matching
+            return super().get_optimal_assignments(gt_list, pred_list)
+        return [(i, j) for i, j, _ in matched_pairs], matched_pairs
+
+    def _extract_field_level_non_matches(
+        self, field_name: str, gt_object: Any, pred_object: Any, object_index: int
+    ) -> list[dict[str, Any]]:
+        # Adapted from stickler-eval 1.0.0 NonMatchesHelper._extract_field_level_non_matches:
+        # the pair's records come from the comparison that scored it, not a second one.
+        found = self._context.pairs.get((id(gt_object), id(pred_object)))
+        if isinstance(found, tuple):
+            columns, i, j, fields = found
+            records = _field_non_matches(columns, i, j, fields, gt_object, pred_object)
+        elif found is not None:
+            records = found
+        else:
+            records = gt_object.compare_with(pred_object, document_non_matches=True).get("non_matches", [])
+        entries = []
+        for record in records:
+            entry = {
+                "field_path": f"{field_name}[{object_index}].{record['field_path']}",
+                "non_match_type": record["non_match_type"],
+                "ground_truth_value": record["ground_truth_value"],
+                "prediction_value": record["prediction_value"],
+                "reason": record.get("reason", "field mismatch"),
+            }
+            if "similarity_score" in record:
+                entry["similarity_score"] = record["similarity_score"]
+            entries.append(entry)
+        return entries
+
+
+class RecordCollector(NonMatchCollector):  # type: ignore[misc]
+    def __init__(self, model: StructuredModel, context: MatchContext) -> None:
+        super().__init__(model)
+        self.helper = RecordHelper(context)
+        self._context = context
+
+    def collect_enhanced_non_matches(self, recursive_result: dict[str, Any], other: Any) -> list[dict[str, Any]]:
+        # Adapted from stickler-eval 1.0.0 NonMatchCollector.collect_enhanced_non_matches: the
+        # same records in the same order; nested objects are collected by this class too.
+        found: list[dict[str, Any]] = []
+        for field_name, field_result in recursive_result.get("fields", {}).items():
+            gt_val = getattr(self.model, field_name)
+            pred_val = getattr(other, field_name, None)
+            gt_empty = gt_val is None or (isinstance(gt_val, list) and not gt_val)
+            pred_empty = pred_val is None or (isinstance(pred_val, list) and not pred_val)
+            if gt_empty and isinstance(pred_val, list) and pred_val:
+                found.extend(self.helper.process_null_cases(field_name, gt_val, pred_val))
+            elif isinstance(gt_val, list) and gt_val and pred_empty:
+                found.extend(self.helper.process_null_cases(field_name, gt_val, pred_val))
+            elif isinstance(gt_val, list) and isinstance(pred_val, list):
+                found.extend(self.helper.collect_list_non_matches(field_name, gt_val, pred_val))
+            else:
+                found.extend(self._field_records(field_name, field_result, gt_val, pred_val))
+        return found
+
+    def _field_records(self, field_name: str, field_result: Any, gt_val: Any, pred_val: Any) -> list[dict[str, Any]]:
+        if not isinstance(field_result, dict):
+            return []
+        metrics = field_result.get("overall", field_result)
+        if isinstance(gt_val, StructuredModel) and isinstance(pred_val, StructuredModel) and "fields" in field_result:
+            nested = RecordCollector(gt_val, self._context).collect_enhanced_non_matches(field_result, pred_val)
+            for entry in nested:
+                entry["field_path"] = f"{field_name}.{entry['field_path']}"
+            return nested
+        record: dict[str, Any] = {
+            "field_path": field_name,
+            "non_match_type": None,
+            "ground_truth_value": gt_val,
+            "prediction_value": pred_val,
+        }
+        if metrics.get("fa", 0) > 0:
+            record.update(non_match_type=NonMatchType.FALSE_ALARM, details={"reason": "unmatched prediction"})
+        elif metrics.get("fn", 0) > 0:
+            record.update(non_match_type=NonMatchType.FALSE_NEGATIVE, details={"reason": "unmatched ground truth"})
+        elif metrics.get("fd", 0) > 0:
+            similarity = field_result.get("raw_similarity_score")
+            record.update(non_match_type=NonMatchType.FALSE_DISCOVERY, similarity_score=similarity)
+            record["details"] = {"reason": "below threshold"}
+            if similarity is not None:
+                threshold = self.model._get_comparison_info(field_name).threshold
+                record["details"]["reason"] = f"below threshold ({similarity:.3f} < {threshold})"
+        else:
+            return []
+        return [record]

@@ -1,0 +1,292 @@
+"""Differential tests of the vectorised pieces against the engine's own code, value by value.
+
+Each vectoriser must return, for every pair of present values, the double the engine's
+comparator returns (`comparator.compare(gt, pred)`), and `assign` must return the pairs the
+engine's `munkres` call returns, ties included. Whole documents are compared in
+`test_listmatch.py`.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+import numpy as np
+import pytest
+from differential import FLAGS, FLOATS, INTS, TEXT, WORDS, assert_identical
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from munkres import make_cost_matrix
+from pydantic import BaseModel
+from stickler.algorithms.hungarian import _MUNKRES
+from stickler.auto import eval_for
+from stickler.comparators.date import DateComparator
+from stickler.comparators.exact import ExactComparator
+from stickler.comparators.fuzzy import FuzzyComparator
+from stickler.comparators.levenshtein import LevenshteinComparator
+from stickler.comparators.numeric import NumericComparator
+from stickler.comparators.phone import PhoneComparator
+
+from structsim_nb.engine import assignment, pairwise
+from structsim_nb.engine.assignment import assign
+from structsim_nb.engine.fastmatch import ElementColumns, ElementPlan, plan_for
+from structsim_nb.engine.pairwise import VECTORISERS, scalar_similarity
+
+SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+
+COMPARATORS = {
+    "levenshtein": LevenshteinComparator(),
+    "levenshtein-raw": LevenshteinComparator(normalize=False),
+    "fuzzy-ratio": FuzzyComparator(),
+    "fuzzy-partial": FuzzyComparator(method="partial_ratio", normalize=False),
+    "fuzzy-token-sort": FuzzyComparator(method="token_sort_ratio"),
+    "fuzzy-token-set": FuzzyComparator(method="token_set_ratio"),
+    "exact": ExactComparator(),
+    "exact-casefold": ExactComparator(case_sensitive=False),
+    "numeric": NumericComparator(),
+    "numeric-relative": NumericComparator(relative_tolerance=0.001),
+    "numeric-absolute": NumericComparator(absolute_tolerance=0.5),
+    "numeric-both": NumericComparator(relative_tolerance=0.1, absolute_tolerance=0.01),
+    "date": DateComparator(),
+    "date-dayfirst": DateComparator(dayfirst=True),
+    "date-monthfirst": DateComparator(dayfirst=False),
+    "date-2-days": DateComparator(tolerance=2),
+    "date-1-minute": DateComparator(tolerance=1.0 / (24 * 60)),
+    "date-partial-year": DateComparator(allow_partial_year=True, precision_mode="overlap"),
+    "date-contains": DateComparator(range_mode="contains"),
+}
+
+DATE_TEXT = st.sampled_from(
+    [
+        "2024-03-01",
+        "2024-03-02",
+        "03/04/2024",
+        "04/03/2024",
+        "4 March 2024",
+        "March 2024",
+        "Mar 4",
+        "2024",
+        "2024-03-01T10:00:00",
+        "2024-03-01T23:59:00",
+        "2024-03-01T10:00:00+02:00",
+        "2024-03-01 to 2024-03-05",
+        "2024-03-02 - 2024-03-03",
+        "garbage",
+        "   ",
+        "- 2024-03-01",
+    ]
+)
+NUMBER_TEXT = st.sampled_from(["1,000.00", "(5)", "$4.99", "abc", "1e3", "--1", "0.0", "-0", "1.0010", "100.1"])
+PRESENT = st.one_of(
+    st.sampled_from(WORDS),
+    st.text(alphabet="aAbB -é\U0001d518ß1", min_size=1, max_size=7),
+    st.sampled_from([0, 1, 2, 5, 10, -1, 2**40]),
+    st.sampled_from([0.0, -0.0, 1.0, 1.0005, 1.001, 1.0011, 4.99, 100.0, 100.1, 1e20, 1e-5]),
+    st.sampled_from([float("nan"), float("inf"), -float("inf")]),
+    st.booleans(),
+    DATE_TEXT,
+    NUMBER_TEXT,
+)
+
+
+def engine_matrix(comparator: object, a: list[object], b: list[object]) -> np.ndarray:
+    return np.array([[comparator.compare(x, y) for y in b] for x in a], dtype=np.float64).reshape(len(a), len(b))  # type: ignore[attr-defined]
+
+
+class TestVectorisers:
+    @pytest.mark.parametrize("name", sorted(COMPARATORS))
+    @SETTINGS
+    @given(a=st.lists(PRESENT, min_size=1, max_size=6), b=st.lists(PRESENT, min_size=1, max_size=6))
+    def test_each_pair_scores_what_the_comparator_scores(self, name, a, b):
+        comparator = COMPARATORS[name]
+        try:
+            want = engine_matrix(comparator, a, b)
+        except Exception as exc:  # noqa: BLE001 - the engine refuses the value (a bool as a Decimal): so must we
+            with pytest.raises(type(exc)):
+                pairwise.similarity_matrix(comparator, a, b)
+            return
+        got = pairwise.similarity_matrix(comparator, a, b)
+        assert got.dtype == np.float64
+        assert np.array_equal(got, want), (a, b, got, want)
+        assert np.array_equal(np.signbit(got), np.signbit(want))
+
+    @pytest.mark.parametrize("name", sorted(COMPARATORS))
+    @SETTINGS
+    @given(a=st.one_of(st.none(), PRESENT), b=st.one_of(st.none(), PRESENT))
+    def test_one_pair_scores_what_the_comparator_scores(self, name, a, b):
+        comparator = COMPARATORS[name]
+        try:
+            want = comparator.compare(a, b)
+        except Exception as exc:  # noqa: BLE001 - the engine refuses the value: so must we
+            with pytest.raises(type(exc)):
+                scalar_similarity(comparator, a, b)
+            return
+        assert_identical(want, scalar_similarity(comparator, a, b))
+
+    def test_the_relative_tolerance_edge_is_decided_by_the_engine(self):
+        comparator = NumericComparator(relative_tolerance=0.001)
+        a, b = [1.0, 1000.0, 0.0], [1.001, 1.0010000001, 1001.0, 1001.0000001, 0.001, 0.0010001]
+        got = pairwise._numeric(comparator, a, b)
+        assert np.array_equal(got, engine_matrix(comparator, a, b))
+        assert got[0, 0] == 1.0 and got[0, 1] == 0.0 and got[1, 2] == 1.0 and got[2, 4] == 1.0
+
+    def test_numbers_outside_the_float_range_are_compared_by_the_comparator(self):
+        comparator = NumericComparator(relative_tolerance=0.5)
+        a, b = ["1" + "0" * 400, "1e-400", 2.0], ["1" + "0" * 400 + "1", "3", 2.5]
+        got = pairwise._numeric(comparator, a, b)
+        assert np.array_equal(got, engine_matrix(comparator, a, b))
+
+    def test_dates_parse_once_per_distinct_value(self, monkeypatch):
+        comparator = DateComparator()
+        seen: list[str] = []
+        original = DateComparator._parse
+
+        def counting(self, value, dayfirst):
+            seen.append(value)
+            return original(self, value, dayfirst)
+
+        monkeypatch.setattr(pairwise, "_PARSED", {})
+        monkeypatch.setattr(DateComparator, "_parse", counting)
+        values = ["1 March 2024", "2 March 2024"] * 50
+        pairwise._date(comparator, values, values)
+        assert sorted(seen) == sorted(["1 March 2024", "2 March 2024"] * 2)  # two readings (dayfirst None)
+
+    @SETTINGS
+    @given(day=st.dates(min_value=datetime.date(1000, 1, 1)), dayfirst=st.booleans())
+    def test_iso_dates_read_as_the_comparator_reads_them(self, day, dayfirst):
+        comparator = DateComparator()
+        parsed = comparator._parse(day.isoformat(), dayfirst=dayfirst)
+        assert (parsed.has_year, parsed.has_month, parsed.has_day, parsed.dt.tzinfo) == (True, True, True, None)
+        assert pairwise._day(comparator, day.isoformat(), dayfirst) == parsed.dt.toordinal()
+
+    @pytest.mark.parametrize("text", ["2024-02-30", "2024-13-01", "0999-01-01", "2024-1-01", " 2024-01-01"])
+    def test_other_date_text_goes_to_the_comparator(self, text):
+        comparator = DateComparator()
+        parsed = comparator._parse(text, dayfirst=False)
+        simple = parsed is not None and parsed.has_year and parsed.has_month and parsed.has_day
+        assert pairwise._day(comparator, text, False) == (parsed.dt.toordinal() if simple else None)
+
+
+class TestAssign:
+    @SETTINGS
+    @given(
+        rows=st.integers(1, 9),
+        cols=st.integers(1, 9),
+        levels=st.sampled_from([2, 3, 5, 0]),
+        seed=st.integers(0, 2**32 - 1),
+    )
+    def test_pairs_are_the_engines_ties_included(self, rows, cols, levels, seed):
+        random = np.random.default_rng(seed).random((rows, cols))
+        similarity = np.round(random * levels) / levels if levels else random
+        engine = [tuple(p) for p in _MUNKRES.compute(make_cost_matrix(similarity, lambda x: 1 - x))]
+        assert assign(similarity) == engine
+
+    def test_long_lists_too(self):
+        random = np.random.default_rng(3)
+        for shape in [(60, 60), (80, 41), (33, 90)]:
+            similarity = np.round(random.random(shape) * 4) / 4
+            engine = [tuple(p) for p in _MUNKRES.compute(make_cost_matrix(similarity, lambda x: 1 - x))]
+            assert assign(similarity) == engine
+
+    def test_without_the_native_kernel_it_makes_the_engines_call(self, monkeypatch):
+        monkeypatch.setattr(assignment, "_native_solver", lambda: None)
+        similarity = np.round(np.random.default_rng(5).random((7, 6)) * 3) / 3
+        assert assign(similarity) == [tuple(p) for p in _MUNKRES.compute(make_cost_matrix(similarity, lambda x: 1 - x))]
+
+
+# -- the element class: what vectorises and what does not -----------------------------------
+
+
+class Item(BaseModel):
+    sku: str | None = None
+    description: str | None = None
+    quantity: int | None = None
+    unit_price: float | None = None
+    ship_date: datetime.date | None = None
+    gift: bool | None = None
+
+
+class Tagged(BaseModel):
+    name: str | None = None
+    tags: list[str] = []
+
+
+class Inner(BaseModel):
+    city: str | None = None
+
+
+class Located(BaseModel):
+    name: str | None = None
+    where: Inner | None = None
+
+
+class Reachable(BaseModel):
+    phone: str | None = None
+
+
+class Holder(BaseModel):
+    items: list[Item] = []
+    tagged: list[Tagged] = []
+    located: list[Located] = []
+    reachable: list[Reachable] = []
+
+
+def element(path: str) -> type:
+    import typing
+
+    annotation = eval_for(Holder).eval_model.model_fields[path].annotation
+    return typing.get_args(typing.get_args(annotation)[0])[0]
+
+
+class TestPlan:
+    def test_plain_fields_vectorise(self):
+        plan = plan_for(element("items"))
+        assert isinstance(plan, ElementPlan)
+        names = [rule.name for rule in plan.fields]
+        assert names == ["sku", "description", "quantity", "unit_price", "ship_date", "gift"]
+
+    @pytest.mark.parametrize(
+        ("path", "reason"),
+        [
+            ("tagged", "field 'tags' is a list"),
+            ("located", "field 'where' is a nested object"),
+            ("reachable", "field 'phone' uses PhoneComparator"),
+        ],
+    )
+    def test_anything_else_says_why(self, path, reason):
+        assert plan_for(element(path)) == reason
+
+    def test_a_value_that_is_not_a_scalar_stops_the_columns(self):
+        plan = plan_for(element("items"))
+        assert isinstance(plan, ElementPlan)
+
+        class Odd:
+            sku = {"a": 1}
+            description = quantity = unit_price = ship_date = gift = None
+
+        columns = ElementColumns(plan, [Odd()], [Odd()])
+        assert not columns.supported
+        assert columns.reason == "field 'sku' holds a value that is not a scalar"
+
+    def test_phone_comparator_is_really_unsupported(self):
+        assert PhoneComparator not in VECTORISERS
+
+
+class TestColumnsAgainstEngine:
+    @SETTINGS
+    @given(data=st.data())
+    def test_similarity_is_compare_for_every_pair(self, data):
+        fields = {"sku": TEXT, "description": TEXT, "quantity": INTS, "unit_price": FLOATS, "gift": FLAGS}
+        gt = data.draw(st.lists(st.fixed_dictionaries(fields), min_size=1, max_size=5))
+        pred = data.draw(st.lists(st.fixed_dictionaries(fields), min_size=1, max_size=5))
+        cls = element("items")
+        gt_items = [cls.from_json(item) for item in gt]
+        pred_items = [cls.from_json(item) for item in pred]
+        plan = plan_for(cls)
+        assert isinstance(plan, ElementPlan)
+        columns = ElementColumns(plan, gt_items, pred_items)
+        want = np.array([[g.compare(p) for p in pred_items] for g in gt_items])
+        assert np.array_equal(columns.similarity(), want)
+        rows, cols = np.meshgrid(np.arange(len(gt)), np.arange(len(pred)), indexing="ij")
+        scores = columns.pair_scores(rows.ravel(), cols.ravel())
+        want_scores = [g.compare_with(p)["overall_score"] for g in gt_items for p in pred_items]
+        assert_identical(want_scores, scores.tolist())

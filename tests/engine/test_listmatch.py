@@ -1,0 +1,182 @@
+"""Differential tests: `listmatch.compare` against the stock engine on generated documents.
+
+The reference is stickler's own `compare_with(include_confusion_matrix=True,
+document_non_matches=True)`, the call the evaluator used to make. Every result must be
+identical to it, value for value and type for type, with the vectorised path on and off:
+scores, confusion matrices, per-field details and every non-match record. The documents mix
+ties, duplicates, blanks, unicode, numbers at the tolerance edge, nested lists (a list inside
+a list element, a list inside a nested object), explicit `StructuredModel` configurations
+(other comparators, weights, thresholds, clipping off) and match thresholds that pairs sit
+exactly on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from differential import TEXT, Document, assert_identical, documents, prediction_list
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+from stickler.auto import eval_for
+from stickler.auto.facade import _dump
+from stickler.comparators.date import DateComparator
+from stickler.comparators.exact import ExactComparator
+from stickler.comparators.fuzzy import FuzzyComparator
+from stickler.comparators.levenshtein import LevenshteinComparator
+from stickler.comparators.numeric import NumericComparator
+from stickler.structured_object_evaluator.models.comparable_field import ComparableField
+from stickler.structured_object_evaluator.models.hungarian_helper import HungarianHelper
+from stickler.structured_object_evaluator.models.structured_model import StructuredModel
+
+from structsim_nb.demo import Invoice, synthetic_invoice_pairs
+from structsim_nb.engine.listmatch import compare, list_paths
+
+SETTINGS = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+
+
+def eval_pair(cls: type[BaseModel], gt: dict[str, Any], pred: dict[str, Any], **options: Any) -> tuple[Any, Any]:
+    spec = eval_for(cls, **options)
+    return (
+        spec.eval_model.from_json(_dump(cls.model_validate(gt))),
+        spec.eval_model.from_json(_dump(cls.model_validate(pred))),
+    )
+
+
+def stock(gt: Any, pred: Any, *, document_non_matches: bool = True) -> dict[str, Any]:
+    result: dict[str, Any] = gt.compare_with(
+        pred, include_confusion_matrix=True, add_derived_metrics=True, document_non_matches=document_non_matches
+    )
+    return result
+
+
+class TestGeneratedDocuments:
+    @SETTINGS
+    @given(doc=documents(), threshold=st.sampled_from([None, 0.5, 0.75, 1.0]))
+    def test_identical_to_the_engine(self, doc, threshold):
+        gt, pred = eval_pair(Document, *doc, match_threshold=threshold)
+        want = stock(gt, pred)
+        for vectorised in (True, False):
+            got, _ = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
+            assert_identical(want, got)
+
+    @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+    @given(doc=documents())
+    def test_identical_without_records(self, doc):
+        gt, pred = eval_pair(Document, *doc)
+        got, _ = compare(gt, pred, vectorised=True, document_non_matches=False)
+        assert_identical(stock(gt, pred, document_non_matches=False), got)
+
+    def test_the_demo_corpus(self):
+        for length in (1, 2, 5, 12, 30):
+            for pair in synthetic_invoice_pairs(30 if length < 30 else 6, line_items=length, seed=40 + length):
+                gt, pred = eval_pair(Invoice, pair["expected"].model_dump(), pair["actual"].model_dump())
+                assert_identical(stock(gt, pred), compare(gt, pred, document_non_matches=True)[0])
+
+
+# -- an explicit StructuredModel: other comparators, weights, thresholds, clipping ---------
+
+
+class Entry(StructuredModel):
+    match_threshold = 0.75
+
+    name: str | None = ComparableField(
+        comparator=LevenshteinComparator(normalize=False), threshold=0.5, weight=2.0, clip_under_threshold=False
+    )
+    code: str | None = ComparableField(comparator=ExactComparator(case_sensitive=False), threshold=1.0, weight=1.0)
+    amount: float | None = ComparableField(comparator=NumericComparator(absolute_tolerance=0.5), threshold=1.0)
+    day: str | None = ComparableField(comparator=DateComparator(dayfirst=True, tolerance=2), threshold=0.9)
+    text: str | None = ComparableField(
+        comparator=FuzzyComparator(method="partial_ratio", normalize=False), threshold=0.6, weight=0.5
+    )
+
+
+class Ledger(StructuredModel):
+    entries: list[Entry] = ComparableField(default=[], weight=3.0)
+    memo: str | None = ComparableField(comparator=LevenshteinComparator(), threshold=0.7)
+
+
+ENTRY = {
+    "name": TEXT,
+    "code": st.sampled_from([None, "x1", "X1", "y2", ""]),
+    "amount": st.sampled_from([None, 1.0, 1.4, 1.5, 1.6, 10.0]),
+    "day": st.sampled_from([None, "01/02/2024", "02/01/2024", "2024-02-03", "3 Feb 2024", "Feb 2024", "x"]),
+    "text": TEXT,
+}
+
+
+class TestExplicitModels:
+    @SETTINGS
+    @given(data=st.data())
+    def test_identical_to_the_engine(self, data):
+        entries = data.draw(st.lists(st.fixed_dictionaries(ENTRY), max_size=6))
+        predicted = prediction_list(data, entries, ENTRY)
+        gt = Ledger.from_json({"entries": entries, "memo": data.draw(TEXT)})
+        pred = Ledger.from_json({"entries": predicted, "memo": data.draw(TEXT)})
+        want = stock(gt, pred)
+        for vectorised in (True, False):
+            assert_identical(want, compare(gt, pred, vectorised=vectorised, document_non_matches=True)[0])
+
+    def test_pairs_exactly_on_the_match_threshold(self):
+        # name (weight 2) and code (1) right, amount (1) wrong, day and text blank on both sides
+        # (left out): the pair scores (2 + 1) / 4, exactly the element's match_threshold of 0.75.
+        gt = Ledger.from_json({"entries": [{"name": "abcd", "code": "x1", "amount": 1.0}, {"name": "zz"}]})
+        pred = Ledger.from_json({"entries": [{"name": "zz"}, {"name": "abcd", "code": "X1", "amount": 9.0}]})
+        assert gt.entries[0].compare(pred.entries[1]) == 0.75
+        want = stock(gt, pred)
+        got, paths = compare(gt, pred, document_non_matches=True)
+        assert_identical(want, got)
+        assert paths == {"entries": {"vectorised"}}
+        assert got["confusion_matrix"]["fields"]["entries"]["overall"]["tp"] == 2
+
+
+# -- match once ------------------------------------------------------------------------------
+
+
+class TestMatchOnce:
+    def counting(self, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+        calls: list[int] = []
+        original = HungarianHelper.get_complete_matching_info
+
+        def counted(self: Any, gt_list: Any, pred_list: Any) -> Any:
+            calls.append(len(gt_list))
+            return original(self, gt_list, pred_list)
+
+        monkeypatch.setattr(HungarianHelper, "get_complete_matching_info", counted)
+        return calls
+
+    def test_the_engine_matches_each_list_twice_to_document_it(self, monkeypatch):
+        pair = synthetic_invoice_pairs(1, line_items=8, seed=1)[0]
+        gt, pred = eval_pair(Invoice, pair["expected"].model_dump(), pair["actual"].model_dump())
+        calls = self.counting(monkeypatch)
+        stock(gt, pred)
+        assert calls == [8, 8]
+
+    @pytest.mark.parametrize("vectorised", [True, False])
+    def test_documenting_the_non_matches_reuses_the_assignment(self, monkeypatch, vectorised):
+        pair = synthetic_invoice_pairs(1, line_items=8, seed=1)[0]
+        gt, pred = eval_pair(Invoice, pair["expected"].model_dump(), pair["actual"].model_dump())
+        calls = self.counting(monkeypatch)
+        raw, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
+        assert calls == ([] if vectorised else [8])
+        assert raw["non_matches"]
+        assert paths == {"line_items": {"vectorised" if vectorised else "engine"}}
+
+    def test_paths_name_nested_lists(self):
+        gt = {"shipments": [{"ref": "s1", "parcels": [{"code": "A", "qty": 1}, {"code": "B", "qty": 2}]}]}
+        pred = {"shipments": [{"ref": "s1", "parcels": [{"code": "B", "qty": 2}, {"code": "A", "qty": 1}]}]}
+        gt_model, pred_model = eval_pair(Document, gt, pred)
+        _, paths = compare(gt_model, pred_model, document_non_matches=True)
+        assert paths == {"shipments": {"engine"}, "shipments.parcels": {"vectorised"}}
+
+    def test_list_paths_walks_lists_and_nested_objects(self):
+        found = {path: cls.__name__ for path, cls in list_paths(eval_for(Document).eval_model)}
+        assert found == {
+            "lines": "LineEval",
+            "tiny": "TinyEval",
+            "stamped": "StampedEval",
+            "shipments": "ShipmentEval",
+            "shipments.parcels": "TinyEval",
+            "party.lines": "TinyEval",
+        }
