@@ -136,11 +136,46 @@ class TestSafety:
         assert parse_answer("[[[1]]]", max_depth=2).value != [[[1]]]
         assert parse_answer("[[[1]]]").value == [[[1]]]
 
-    def test_several_megabytes(self) -> None:
+    def test_several_megabytes_are_read_from_the_end_and_say_so(self) -> None:
         big = "x " * 1_500_000 + '{"a": 1}'
         parsed = parse_answer(big)
-        assert parsed.form == "none" and "max_chars" in parsed.message
-        assert parse_answer(big, max_chars=4_000_000).value == {"a": 1}
+        assert parsed.value == {"a": 1} and parsed.truncated
+        assert parsed.span is not None and big[parsed.span[0] : parsed.span[1]] == '{"a": 1}'
+        assert "only the last 1,000,000 of 3,000,008 characters were read" in parsed.message
+        whole = parse_answer(big, max_chars=4_000_000)
+        assert whole.value == {"a": 1} and not whole.truncated
+        lost = parse_answer('{"a": 1} ' + "x " * 1_000_000)
+        assert lost.form == "none" and lost.truncated and "max_chars" in lost.message
+
+    def test_a_long_json_answer_is_read_whole_without_truncation(self) -> None:
+        value = [{"i": i, "text": "x" * 20} for i in range(60_000)]
+        parsed = parse_answer(json.dumps(value))
+        assert parsed.value == value and parsed.form == "json" and not parsed.truncated
+
+    @pytest.mark.parametrize("text", ["1" * 5_000, "The answer is " + "7" * 5_000, "[" + "1" * 5_000 + "]"])
+    def test_numbers_longer_than_python_converts_are_refused_not_raised(self, text: str) -> None:
+        parsed = parse_answer(text)
+        assert parsed.form == "none"
+        assert "5,000-digit number is longer than Python converts" in parsed.message or (
+            "a number has 5,000 digits, more than Python converts" in parsed.message
+        )
+
+    def test_a_huge_integer_inside_json_is_refused_and_an_earlier_structure_read(self) -> None:
+        parsed = parse_answer('{"a": 1} then {"b": ' + "9" * 5_000 + "}")
+        assert parsed.value == {"a": 1} and parsed.form == "embedded"
+
+    def test_structures_that_fail_late_leave_the_inner_one_found(self) -> None:
+        assert parse_answer("[[[1, 2] x] y]").value == [1, 2]
+        assert parse_answer("[" * 90 + "1," * 1000 + "x" + "]" * 90).form == "none"
+        assert parse_answer("{'a': [true]} and more").value == [True]  # JSON inside a Python-ish dict
+
+    def test_think_blocks_keep_offsets_with_case_changing_characters(self) -> None:
+        text = "\u0130" * 3 + '<THINK>{"draft": 1}</THINK> {"final": 2}'
+        parsed = parse_answer(text)
+        assert parsed.value == {"final": 2} and text[parsed.span[0] : parsed.span[1]] == '{"final": 2}'
+
+    def test_raw_string_literals_keep_their_brackets(self) -> None:
+        assert parse_answer(r"Result: {'pattern': r'[a-z]+\d', 'n': 1}").value == {"pattern": "[a-z]+\\d", "n": 1}
 
     def test_a_large_json_answer_is_still_read_whole(self) -> None:
         value = [{"i": i} for i in range(200_000)]
