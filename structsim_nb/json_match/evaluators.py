@@ -40,7 +40,17 @@ from ..errors import GroundTruthError
 from .flatten import Steps, compare_leaves, flatten, fold_keys
 from .paths import FieldPath, parse_field_path, parse_fields, render_path, resolve_path
 from .results import FieldResult, JsonMatchResult, python_eq_differs
-from .values import JsonRead, check_threshold, json_type, read_expected, read_output, read_text, same_value, short
+from .values import (
+    JsonRead,
+    check_threshold,
+    json_type,
+    load_json_text,
+    read_expected,
+    read_output,
+    read_text,
+    same_value,
+    short,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -83,8 +93,11 @@ def _agenta_exact(actual: Any, expected: Any) -> bool:
     if isinstance(actual, str) and isinstance(expected, str):
         return actual == expected
     if isinstance(actual, dict) and isinstance(expected, dict):
-        dump = json.dumps(actual, sort_keys=True, default=repr) == json.dumps(expected, sort_keys=True, default=repr)
-        return dump
+        try:
+            dumped = json.dumps(actual, sort_keys=True, default=repr)
+            return dumped == json.dumps(expected, sort_keys=True, default=repr)
+        except (ValueError, TypeError, RecursionError):  # Agenta would raise; only the note depends on this
+            return False
     return False
 
 
@@ -117,19 +130,16 @@ def exact_match(actual: Any, expected: Any, *, ignore_case: bool = False, strip:
         out: Any = actual
     else:
         if isinstance(gt, str):
-            try:
-                gt = json.loads(gt)
-                how = "expected read as JSON text"
-            except json.JSONDecodeError:
-                pass
+            loaded, value, _ = load_json_text(gt)
+            if loaded:
+                gt, how = value, "expected read as JSON text"
         else:
             gt = read_expected(gt)
         if isinstance(actual, str):  # the ground truth is structured: the whole text must be JSON
-            try:
-                out = json.loads(actual)
-            except json.JSONDecodeError as exc:
+            loaded, out, why = load_json_text(actual)
+            if not loaded:
                 reason = (
-                    f"not equal: output is not JSON text ({exc.msg}); exact match reads only a whole-text JSON "
+                    f"not equal: output is not JSON text ({why}); exact match reads only a whole-text JSON "
                     "value, not one embedded in prose or a fenced block"
                 )
                 return JsonMatchResult("exact_match", 0.0, False, reason, error="unreadable")
@@ -176,7 +186,7 @@ def _agenta_contains(text: str) -> bool:
     """Agenta's `auto_contains_json_v0` on text: parse the first-`{`-to-last-`}` span."""
     try:
         json.loads(text[text.index("{") : text.rindex("}") + 1])
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
 

@@ -21,10 +21,10 @@ from typing import Any
 from pydantic import BaseModel
 from strands.agent.agent_result import AgentResult
 
-from ..answers import parse_answer
+from ..answers import MAX_DEPTH, parse_answer
 from ..errors import GroundTruthError
 
-__all__ = ["JsonRead", "json_type", "read_expected", "read_output", "read_text", "same_value"]
+__all__ = ["JsonRead", "json_type", "load_json_text", "read_expected", "read_output", "read_text", "same_value"]
 
 
 def same_value(expected: Any, predicted: Any, *, ignore_case: bool = False, strip: bool = False) -> bool:
@@ -85,25 +85,65 @@ def json_type(value: Any) -> str:
 
 
 def short(value: Any, limit: int = 60) -> str:
-    """`value` as at most `limit` characters of JSON (strings quoted), for reasons."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+    """`value` as at most `limit` characters of JSON (strings quoted), for reasons; never raises."""
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+    except (ValueError, RecursionError):  # an integer past Python's digit limit, a cycle, deep nesting
+        text = f"<{type(value).__name__} that cannot be shown>"
     text = repr(text) if isinstance(value, str) else text
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _as_json(value: Any) -> tuple[bool, Any]:
-    """`(True, json_value)` for JSON data (tuples become lists), `(False, None)` for anything else."""
+def _as_json(value: Any, depth: int = 0, path: frozenset[int] = frozenset()) -> tuple[bool, Any, str]:
+    """`(True, json_value, "")` for JSON data (tuples become lists), else `(False, None, why)`.
+
+    Refused: non-JSON types and non-string keys, nesting deeper than `MAX_DEPTH` (every reader
+    after this one recurses), and a container that holds itself. Recursion is bounded by
+    `MAX_DEPTH`, so this never raises `RecursionError`.
+    """
     if value is None or isinstance(value, (str, bool, int, float)):
-        return True, value
-    if isinstance(value, (list, tuple)):
-        items = [_as_json(item) for item in value]
-        return all(ok for ok, _ in items), [item for _, item in items]
+        return True, value, ""
+    if not isinstance(value, (list, tuple, dict)):
+        return False, None, f"holds a {type(value).__name__}, which is not JSON data"
+    if depth >= MAX_DEPTH:
+        return False, None, f"nests deeper than {MAX_DEPTH} levels"
+    if id(value) in path:
+        return False, None, "contains itself (a reference cycle)"
+    inner = path | {id(value)}
     if isinstance(value, dict):
-        if not all(isinstance(key, str) for key in value):
-            return False, None
-        items_by_key = {key: _as_json(item) for key, item in value.items()}
-        return all(ok for ok, _ in items_by_key.values()), {k: v for k, (_, v) in items_by_key.items()}
-    return False, None
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return False, None, f"has a {type(key).__name__} key, and JSON keys are strings"
+            ok, converted, why = _as_json(item, depth + 1, inner)
+            if not ok:
+                return False, None, why
+            out[key] = converted
+        return True, out, ""
+    items = []
+    for item in value:
+        ok, converted, why = _as_json(item, depth + 1, inner)
+        if not ok:
+            return False, None, why
+        items.append(converted)
+    return True, items, ""
+
+
+def load_json_text(text: str) -> tuple[bool, Any, str]:
+    """`json.loads(text)` as JSON data, or `(False, None, why)`; never raises.
+
+    Besides syntax errors, refused: numbers with more digits than Python converts, and nesting
+    deeper than `MAX_DEPTH` (`_as_json`).
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return False, None, f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    except RecursionError:
+        return False, None, f"nests deeper than {MAX_DEPTH} levels"
+    except ValueError as exc:  # an integer over Python's conversion limit
+        return False, None, str(exc)
+    return _as_json(value)
 
 
 @dataclass(frozen=True)
@@ -132,12 +172,14 @@ def read_output(actual: Any) -> JsonRead:
     if isinstance(actual, AgentResult):
         actual = actual.structured_output if actual.structured_output is not None else str(actual)
     if isinstance(actual, BaseModel):
-        return JsonRead(True, actual.model_dump(mode="json"), "model")
+        ok, value, why = _as_json(actual.model_dump(mode="json"))
+        return JsonRead(True, value, "model") if ok else JsonRead(False, how="model", message=f"output {why}")
     if isinstance(actual, str):
         return read_text(actual)
-    ok, value = _as_json(actual)
+    ok, value, why = _as_json(actual)
     if not ok:
-        return JsonRead(False, message=f"output of type {type(actual).__name__} is not JSON data")
+        detail = f": it {why}" if isinstance(actual, (dict, list, tuple)) else ""
+        return JsonRead(False, message=f"output of type {type(actual).__name__} is not JSON data{detail}")
     return JsonRead(True, value)
 
 
@@ -150,7 +192,7 @@ def read_text(text: str) -> JsonRead:
     parsed = parse_answer(text)
     if not parsed.found:
         return JsonRead(False, how="none", message=f"output is not JSON: {parsed.message}")
-    ok, value = _as_json(parsed.value)
+    ok, value, _ = _as_json(parsed.value)
     if not ok:  # pragma: no cover - parse_answer returns plain JSON types
         return JsonRead(False, how=parsed.form, message=f"output read as {parsed.form} is not JSON data")
     return JsonRead(True, value, parsed.form, parsed.message, parsed.syntax)
@@ -163,20 +205,22 @@ def read_expected(expected: Any) -> Any:
         GroundTruthError: If the ground truth is not JSON data or JSON text.
     """
     if isinstance(expected, BaseModel):
-        return expected.model_dump(mode="json")
+        expected = expected.model_dump(mode="json")
     if isinstance(expected, str):
-        try:
-            return json.loads(expected)
-        except json.JSONDecodeError as exc:
+        ok, value, why = load_json_text(expected)
+        if not ok:
             raise GroundTruthError(
                 f"expected must be JSON data or JSON text; got the string {short(expected)}, which is not JSON "
-                f"({exc.msg} at line {exc.lineno}, column {exc.colno}). Store the ground truth as a dict, a list "
-                "or JSON text"
-            ) from None
-    ok, value = _as_json(expected)
+                f"({why}). Store the ground truth as a dict, a list or JSON text"
+            )
+        return value
+    ok, value, why = _as_json(expected)
     if not ok:
+        got = type(expected).__name__
+        if isinstance(expected, (dict, list, tuple)):
+            got = f"a {got} that {why}"
         raise GroundTruthError(
-            f"expected must be JSON data (dict, list, str, number, bool or None); got {type(expected).__name__}. "
+            f"expected must be JSON data (dict, list, str, number, bool or None); got {got}. "
             "Convert it to plain JSON types first"
         )
     return value
