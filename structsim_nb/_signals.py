@@ -31,7 +31,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from types import FrameType
 from typing import Any
 
@@ -96,28 +96,34 @@ def deferred_signals() -> Iterator[None]:
         if signum not in held:
             held.append(signum)
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        previous[signum] = signal.getsignal(signum)
-        signal.signal(signum, hold)
+    for wanted in (signal.SIGINT, signal.SIGTERM):
+        previous[int(wanted)] = signal.getsignal(wanted)
+        signal.signal(wanted, hold)
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        for signum in held:
-            logger.debug("signal=<%s> | delivering a signal held during a step that must not be cut", signum)
-            handler = previous[signum]
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        for number in held:
+            logger.debug("signal=<%s> | delivering a signal held during a step that must not be cut", number)
+            handler = previous[number]
             if callable(handler):
-                handler(signum, None)
+                handler(number, None)
             elif handler == signal.SIG_DFL:
-                if signum == signal.SIGINT:
+                if number == signal.SIGINT:
                     raise KeyboardInterrupt
-                os.kill(os.getpid(), signum)
+                os.kill(os.getpid(), number)
 
 
-def stop_workers(pool: ProcessPoolExecutor | None) -> None:
-    """Terminate `pool`'s worker processes now (SIGTERM), and shut it down without waiting."""
+def stop_workers(pool: Executor | None) -> None:
+    """Terminate a process pool's worker processes now (SIGTERM), and shut it down without waiting.
+
+    Another kind of executor is only shut down (its pending work cancelled).
+    """
     if pool is None:
+        return
+    if not isinstance(pool, ProcessPoolExecutor):
+        pool.shutdown(wait=False, cancel_futures=True)
         return
     terminate: Callable[[], None] | None = getattr(pool, "terminate_workers", None)  # Python 3.14+
     if terminate is not None:

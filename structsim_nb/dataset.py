@@ -32,7 +32,7 @@ import itertools
 import json
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -375,7 +375,9 @@ def _failed(model_name: str, exc: BaseException, cause: BaseException) -> _Score
     )
 
 
-def _in_process(evaluator: StructuredOutputSimilarity, source: Iterator[_Pair]) -> Iterator[tuple[_Pair, _Scored]]:
+def _in_process(
+    evaluator: StructuredOutputSimilarity, source: Iterator[_Pair]
+) -> Generator[tuple[_Pair, _Scored], None, None]:
     for pair in source:
         yield pair, _score_one(evaluator, pair.name, pair.expected, pair.actual)
 
@@ -388,7 +390,7 @@ def _parallel(
     executor: Any,
     workers: int | None,
     chunk_size: int,
-) -> Iterator[tuple[_Pair, _Scored]]:
+) -> Generator[tuple[_Pair, _Scored], None, None]:
     """Score `source` in chunks on `executor` (or a pool of `workers` processes), yielding in order.
 
     At most `_IN_FLIGHT_PER_WORKER` chunks per worker are submitted ahead of the one being
@@ -508,7 +510,7 @@ def map_ordered(
         for future in inflight:  # only left over on an error or an interrupt
             future.cancel()
         if own and interrupted:
-            stop_workers(pool)  # type: ignore[arg-type]
+            stop_workers(pool)
         elif own:
             pool.shutdown(wait=False, cancel_futures=True)
 
