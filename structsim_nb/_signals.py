@@ -37,7 +37,16 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Terminated", "deferred_signals", "sigterm_raises", "stop_workers", "worker_init"]
+__all__ = [
+    "Terminated",
+    "clear_terminated",
+    "deferred_signals",
+    "raise_if_terminated",
+    "raise_terminated",
+    "sigterm_raises",
+    "stop_workers",
+    "worker_init",
+]
 
 _PR_SET_PDEATHSIG = 1
 
@@ -50,12 +59,35 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
+# The signal a handler raised `Terminated` for, until it is handled. A handler's exception can be
+# swallowed ("Exception ignored in ...") when it lands in an at-fork hook or a finalizer, so loops
+# also check this flag between steps (`raise_if_terminated`).
+_pending: list[int] = []
+
+
 def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+def raise_terminated(signum: int, frame: FrameType | None = None) -> None:
+    """A SIGTERM handler: note the signal, and raise `Terminated`."""
+    if signum not in _pending:
+        _pending.append(signum)
     raise Terminated(signum)
+
+
+def raise_if_terminated() -> None:
+    """Raise `Terminated` again if a SIGTERM handler's exception was swallowed; call between steps."""
+    if _pending:
+        raise Terminated(_pending[0])
+
+
+def clear_terminated() -> None:
+    """Forget a SIGTERM once its `Terminated` has been handled."""
+    _pending.clear()
+
+
+_raise_terminated = raise_terminated
 
 
 @contextlib.contextmanager
@@ -71,7 +103,9 @@ def sigterm_raises() -> Iterator[None]:
     signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         yield
+        raise_if_terminated()
     except Terminated:
+        clear_terminated()
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         logger.debug("pid=<%s> | cleaned up after SIGTERM, ending the process as SIGTERM does", os.getpid())
         sys.stdout.flush()
@@ -143,6 +177,7 @@ def worker_init() -> None:
     on Linux die with the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    clear_terminated()
     if sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):  # only a safety net: without it a kill -9 leaves orphans
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)

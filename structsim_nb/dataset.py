@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel
 from strands_evals.types.evaluation import EvaluationData, EvaluationOutput
 
-from ._signals import sigterm_raises, stop_workers, worker_init
+from ._signals import raise_if_terminated, sigterm_raises, stop_workers, worker_init
 from .errors import PairsFileError
 from .evaluate import StructuredOutputSimilarity
 from .report import StructuredOutputReport
@@ -441,10 +441,12 @@ def _parallel(
     try:
         with sigterm_raises():  # SIGTERM stops the workers below, as Ctrl-C does
             for chunk in _chunks(source, chunk_size):
+                raise_if_terminated()
                 submit(chunk)
                 while len(inflight) >= capacity:
                     yield from collect()
             while inflight:
+                raise_if_terminated()
                 yield from collect()
         interrupted = False
     finally:
@@ -500,10 +502,12 @@ def map_ordered(
     try:
         with sigterm_raises():
             while chunk := list(itertools.islice(source, chunk_size)):
+                raise_if_terminated()
                 inflight.append(pool.submit(_apply_chunk, fn, chunk))
                 while len(inflight) >= capacity:
                     yield from inflight.popleft().result()
             while inflight:
+                raise_if_terminated()
                 yield from inflight.popleft().result()
         interrupted = False
     finally:

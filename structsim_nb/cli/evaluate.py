@@ -41,7 +41,12 @@ examples:
       --scenario-ids 11,12 --workers 2
 
 exit codes: 0 every run passed and everything joined, 1 a run failed or errored or something did not
-join, 2 bad input (a missing folder, an unknown scorer, a bad option).
+join, 2 bad input (a missing folder, an unknown scorer, a bad option, a reports folder that holds
+other files), 130 Ctrl-C, 143 SIGTERM.
+
+--reports-dir is the run's own folder: it is replaced as a whole (an earlier evaluate's reports
+go), and refused if it holds files evaluate did not write. Reports are written into a hidden
+staging folder and moved into place at once, so an interrupted run writes nothing.
 """
 
 
@@ -123,6 +128,12 @@ def add_parser(commands: Any) -> None:
         "--ignore-case", action="store_true", help="exact_match: compare strings case-insensitively"
     )
     json_match.add_argument("--strip", action="store_true", help="exact_match: ignore leading/trailing whitespace")
+    evaluate.add_argument(
+        "--full-results",
+        action="store_true",
+        help="repeat every per-run report inside _aggregate.json (default: each result keeps its summary; the "
+        "detail is in the run's own file)",
+    )
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar (it only shows on a terminal)")
     evaluate.add_argument(
         "--workers", type=workers_arg, metavar="N", help="score on N worker processes (default: in this process)"
@@ -137,8 +148,14 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Score the trajectories, write the reports, print the summary; the exit code."""
-    from ..errors import FieldPathError, SchemaLoadError, UnknownScorerError
+    from .._signals import Terminated
+    from ..errors import FieldPathError, ReportsFolderError, SchemaLoadError, UnknownScorerError
     from ..trajectories.runner import read_scenario_ids, run_evaluation
+
+    for stream in (sys.stdout, sys.stderr):  # ids and answers may hold characters a terminal cannot encode
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
     options = {"schema": args.schema} if args.schema else {}
     # Options of the JSON match scorers (structsim_nb.json_match); only those given are passed.
@@ -181,14 +198,25 @@ def run(args: argparse.Namespace) -> int:
             executor=executor,
             scenario_ids=read_scenario_ids(args.scenario_ids) if args.scenario_ids else None,
             generated_at=generated_at,
+            full_results=args.full_results,
         )
+    except KeyboardInterrupt as exc:
+        what = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+        written = getattr(exc, "reports_written", None)
+        if written is not None:
+            print(f"interrupted by {what} after the reports were written: {written} holds this run's reports")
+        else:
+            print(f"interrupted by {what}: nothing was written; {args.reports_dir} is as it was", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
     except (
         UnknownScorerError,
         SchemaLoadError,
         FieldPathError,
+        ReportsFolderError,
         ValueError,
         FileNotFoundError,
         NotADirectoryError,
+        PermissionError,
     ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

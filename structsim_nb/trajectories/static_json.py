@@ -877,8 +877,9 @@ def _car(
             key_match,
         )
     ]
+    matched_set, matched_optional_set = set(matched), set(matched_optional)
     for term in required:
-        hit = term in matched
+        hit = term in matched_set
         details.append(
             KeyComparison(
                 f"answer.required_term.{_escape(term)}",
@@ -891,7 +892,7 @@ def _car(
             )
         )
     for term in optional:
-        hit = term in matched_optional
+        hit = term in matched_optional_set
         details.append(
             KeyComparison(
                 f"answer.optional_term.{_escape(term)}",
