@@ -50,6 +50,7 @@ import hashlib
 import json
 import logging
 import math
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -223,7 +224,7 @@ def _read_trajectory(path: Path, relative: str) -> Trajectory:
 
 def _parse_trajectory(path: Path, base: _TrajectoryBase) -> Trajectory:
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = _read_text(path)
     except UnicodeDecodeError as exc:
         return Trajectory(**base, error=f"trajectory file is not UTF-8 ({exc.reason} at byte {exc.start})")
     except OSError as exc:
@@ -305,13 +306,17 @@ def _ops(raw: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(inner.get("tool_calls"), list) and not calls:
         calls = inner["tool_calls"]
     names = [name for name in (_tool_name(call) for call in calls) if name]
+    sources = [
+        source
+        for source in (raw, raw.get("usage"), inner, inner.get("usage"), raw.get("metrics"))
+        if isinstance(source, dict)
+    ]
 
     def read(*keys: str) -> float | None:
-        sources = [raw, raw.get("usage"), inner, inner.get("usage"), raw.get("metrics")]
-        found = _number(*(source.get(key) for source in sources if isinstance(source, dict) for key in keys))
+        found = _number(*(source[key] for source in sources for key in keys if key in source))
         if found is not None:
             return found
-        return _sum([_number(*(turn.get(key) for key in keys)) for turn in turn_dicts])
+        return _sum([_number(*(turn[key] for key in keys if key in turn)) for turn in turn_dicts])
 
     return {
         "turn_count": len(turns) if turns is not None else None,
@@ -376,7 +381,8 @@ def _read_scenario(folder: Path) -> Scenario:
 
 
 def _read_text(path: Path) -> str:
-    return path.read_bytes().decode("utf-8")
+    with open(path, "rb") as handle:
+        return handle.read().decode("utf-8")
 
 
 def _parse_scenario(folder: Path, base: _ScenarioBase) -> Scenario:
@@ -512,7 +518,9 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
             problems += file_problems
         elif root.is_dir():
             try:
-                folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+                with os.scandir(root) as listing:
+                    names = sorted(e.name for e in listing if not e.name.startswith(".") and e.is_dir())
+                folders = [root / name for name in names]
             except OSError as exc:
                 problems.append(
                     _problem(

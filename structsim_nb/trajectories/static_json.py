@@ -62,7 +62,7 @@ import re
 import sys
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from strands_evals.evaluators.evaluator import Evaluator
@@ -242,8 +242,18 @@ class StaticJsonScore:
     car_score: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The score as a dict of plain JSON types (details as a list of dicts)."""
-        return asdict(self)
+        """The score as a dict of plain JSON types (details as a list of dicts).
+
+        Built field by field rather than with `dataclasses.asdict`, which deep-copies every value;
+        the lists are shared with the score, which is frozen and never changes them.
+        """
+        out = {name: getattr(self, name) for name in _SCORE_FIELDS}
+        out["details"] = [{name: getattr(row, name) for name in _ROW_FIELDS} for row in self.details]
+        return out
+
+
+_SCORE_FIELDS = tuple(item.name for item in fields(StaticJsonScore))
+_ROW_FIELDS = tuple(item.name for item in fields(KeyComparison))
 
 
 def read_answer(value: Any) -> tuple[Any, str]:
