@@ -250,7 +250,7 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         if isinstance(value, str):
             try:
                 json.loads(value)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, a number past the digit limit, or too deep
                 parsed = parse_answer(value)
                 read_as = _READ_AS.get()
                 if read_as is not None:

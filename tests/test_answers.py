@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from structsim_nb.answers import FORMS, ParsedAnswer, parse_answer
@@ -195,8 +196,16 @@ _json = st.recursive(
 )
 
 
+#: Time one example may take: a linear parser needs milliseconds on these inputs, a quadratic one seconds.
+BUDGET = datetime.timedelta(seconds=2)
+UNITS = [
+    "[", "{", "(", "[1,", "{'a': ", '{"a": [', "'a',", '"', "'", "x]", "]", ")", " ", "\n", "```", "```json\n",
+    "Answer:", "answer is ", "<think>", "</think>", "<answer>", "1", "1,", "\\", "#", "\ud800", "AB1-", ".5",
+]  # fmt: skip
+
+
 class TestProperties:
-    @settings(max_examples=150, deadline=None)
+    @settings(max_examples=150, deadline=BUDGET)
     @given(st.text(max_size=300))
     def test_never_raises_on_any_text(self, text: str) -> None:
         parsed = parse_answer(text)
@@ -204,10 +213,25 @@ class TestProperties:
         assert (parsed.span is None) == (parsed.form == "none")
         json.dumps(parsed.value)
 
-    @settings(max_examples=100, deadline=None)
+    @settings(max_examples=100, deadline=BUDGET)
     @given(st.text(alphabet="{}[]()'\"\\:,\n ab1", max_size=400))
     def test_never_raises_on_bracket_soup(self, text: str) -> None:
         assert parse_answer(text).form in FORMS
+
+    @settings(max_examples=120, deadline=BUDGET, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        st.sampled_from(["", "Final Answer: ", "```\n", '{"a": ', "The answer is "]),
+        st.lists(st.sampled_from(UNITS), min_size=1, max_size=3).map("".join),
+        st.integers(2_000, 20_000),
+        st.sampled_from(["", "x", "]", '{"a": 1}', "\n```", " 34"]),
+    )
+    def test_returns_within_the_budget_on_long_adversarial_text(
+        self, head: str, unit: str, count: int, tail: str
+    ) -> None:
+        text = head + unit * count + tail
+        parsed = parse_answer(text)
+        assert parsed.form in FORMS
+        json.dumps(parsed.value)
 
     @settings(max_examples=150, deadline=None)
     @given(
