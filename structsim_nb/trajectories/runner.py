@@ -567,7 +567,7 @@ def read_scenario_ids(selector: str) -> list[str]:
         text = path.read_text(encoding="utf-8")
         try:
             loaded = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON: read as lines of ids
             loaded = None
         if isinstance(loaded, list):
             ids = [str(item).strip() for item in loaded]

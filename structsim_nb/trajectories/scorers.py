@@ -231,7 +231,7 @@ def score_similarity(
     _check_similarity(options)
     try:
         json.loads(gold)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, a number past the digit limit, or too deep
         parsed = parse_answer(gold)
         if not parsed.found or not isinstance(parsed.value, dict):
             raise ScoringError(
