@@ -1,6 +1,6 @@
 """What `structsim-nb evaluate` costs around the scoring: the share of wall time that is scoring.
 
-Run: `.venv/bin/python bench/evaluate_cost.py [--trajectories 2000] [--runs 5]`
+Run: `.venv/bin/python bench/evaluate_cost.py [--trajectories 2000] [--runs 5] [--scorer static_json|similarity]`
 
 It writes a synthetic AssetOpsBench tree to a temporary folder: `--trajectories` runs, one per
 scenario, each scenario a `groundtruth.txt` object of 12 keys (numbers, text, a nested object, a list)
@@ -8,13 +8,18 @@ and each answer the same object with a few keys changed or dropped, written as a
 `Final Answer:` line, a fenced block, or plain JSON), plus a trajectory of three turns with tool calls
 and token counts. Then, in this process (start-up and imports excluded), rounds interleave:
 
-- `scoring`: `score_pair` over every joined pair, nothing else (the work the run exists for);
+- `scoring`: `score_pair` over every joined pair, nothing else (the work the run exists for), with
+  `--scorer` (`static_json`, the default, or `similarity`: field by field against a JSON Schema of
+  the ground truth, written next to the tree);
 - `evaluate`: `run_evaluation` end to end into a fresh reports folder (load, join, score, write, move
   into place), with the default options;
 - `evaluate --full-results`: the same, with every per-run report repeated inside `_aggregate.json`.
 
 It prints the median seconds of each over `--runs` rounds and scoring's share of the `evaluate` time
-(the target is at least 60%), and checks that two runs wrote byte-identical files.
+(the target is at least 60%), where the rest of the time goes in the last round (reading the
+trajectories and scenarios, writing the files, moving them into place), and checks that two runs
+wrote byte-identical files. To compare with another checkout, run the script with that checkout's
+package first on the path: `PYTHONPATH=/path/to/checkout .venv/bin/python bench/evaluate_cost.py`.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import structsim_nb
+from structsim_nb.trajectories import runner
 from structsim_nb.trajectories.runner import join_records, load_scenarios, load_trajectories, run_evaluation, score_pair
 
 
@@ -85,6 +92,48 @@ def build_tree(root: Path, count: int, seed: int = 7) -> tuple[Path, Path]:
     return trajectories, scenarios
 
 
+def _phases() -> dict[str, float]:
+    """Wrap the runner's steps so the last evaluate round reports where its time went."""
+    spent: dict[str, float] = {}
+    for name, label in (
+        ("_discover", "read trajectories"),
+        ("load_trajectories", "read trajectories"),
+        ("load_scenarios", "read scenarios"),
+        ("_score_all", "score"),
+    ):
+        real = getattr(runner, name, None)
+        if real is None:
+            continue
+
+        def timed(*args: object, _real: object = real, _label: str = label, **kwargs: object) -> object:
+            start = time.perf_counter()
+            try:
+                return _real(*args, **kwargs)  # type: ignore[operator]
+            finally:
+                spent[_label] = spent.get(_label, 0.0) + time.perf_counter() - start
+
+        setattr(runner, name, timed)
+    return spent
+
+
+SCHEMA = {
+    "title": "Asset",
+    "type": "object",
+    "properties": {
+        "asset_id": {"type": "string"},
+        "site": {"type": "string"},
+        "energy": {"type": "integer"},
+        "material": {"type": "number"},
+        "status": {"type": "string"},
+        "alarms": {"type": "integer"},
+        "start": {"type": "integer"},
+        "end": {"type": "integer"},
+        "notes": {"type": "string"},
+        "ok": {"type": "boolean"},
+    },
+}
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
 
@@ -93,10 +142,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trajectories", type=int, default=2000, help="runs in the tree (default: %(default)s)")
     parser.add_argument("--runs", type=int, default=5, help="interleaved rounds, median taken (default: %(default)s)")
+    parser.add_argument("--scorer", choices=["static_json", "similarity"], default="static_json")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="evaluate-cost-"))
     try:
         trajectories, scenarios = build_tree(work, args.trajectories)
+        options: dict[str, object] = {}
+        if args.scorer == "similarity":
+            (work / "schema.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+            options = {"schema": str(work / "schema.json")}
         times: dict[str, list[float]] = {"scoring": [], "evaluate": [], "evaluate --full-results": []}
         written: list[dict[str, bytes]] = []
         for round_ in range(args.runs):
@@ -105,28 +159,37 @@ def main() -> None:
             load = time.perf_counter() - start
             start = time.perf_counter()
             for pair in pairs:
-                score_pair(pair, scorer="static_json", options={})
+                score_pair(pair, scorer=args.scorer, options=options)
             times["scoring"].append(time.perf_counter() - start)
             for label, full in (("evaluate", False), ("evaluate --full-results", True)):
                 out = work / f"reports-{round_}-{int(full)}"
                 start = time.perf_counter()
                 try:
-                    run_evaluation(trajectories, scenarios, out, full_results=full)
+                    run_evaluation(trajectories, scenarios, out, scorer=args.scorer, options=options, full_results=full)
                 except TypeError:  # a version without full_results: the aggregate always repeats every report
-                    run_evaluation(trajectories, scenarios, out)
+                    run_evaluation(trajectories, scenarios, out, scorer=args.scorer, options=options)
                 times[label].append(time.perf_counter() - start)
                 if not full and len(written) < 2:
                     written.append(_files(out))
                 shutil.rmtree(out)
             print(f"round {round_ + 1}: loading and joining {load:.2f} s", flush=True)
+        spent = _phases()
+        out = work / "reports-phases"
+        start = time.perf_counter()
+        run_evaluation(trajectories, scenarios, out, scorer=args.scorer, options=options)
+        total = time.perf_counter() - start
         scoring = statistics.median(times["scoring"])
-        print(f"\n{args.trajectories:,} trajectories, static_json, one process; median of {args.runs} rounds")
+        print(f"\npackage: {Path(structsim_nb.__file__).parent}")
+        print(f"{args.trajectories:,} trajectories, {args.scorer}, one process; median of {args.runs} rounds")
         print(f"{'what':28} {'seconds':>9} {'scoring share':>14}")
         for label, values in times.items():
             median = statistics.median(values)
             print(f"{label:28} {median:9.2f} {scoring / median:14.0%}")
         same = len(written) == 2 and written[0] == written[1]
         print(f"two runs wrote byte-identical files: {'yes' if same else 'NO'}")
+        rest = total - sum(spent.values())
+        parts = ", ".join(f"{label} {seconds:.2f} s" for label, seconds in spent.items())
+        print(f"one more evaluate, {total:.2f} s: {parts}, writing and moving into place {rest:.2f} s")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
