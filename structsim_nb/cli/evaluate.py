@@ -237,7 +237,7 @@ def _line(prefix: str, reason: Any) -> str:
 
 def print_summary(result: EvaluationRun) -> None:
     """The per-run table, every run that errored and every record that did not join (one line each,
-    the file named, with the reason), the problems, and the totals."""
+    the file named, with the reason), the problems, what was skipped, and the totals."""
     import pandas as pd
 
     aggregate = result.aggregate
@@ -275,6 +275,10 @@ def print_summary(result: EvaluationRun) -> None:
         print("\nProblems:")
         for problem in aggregate["problems"]:
             print(_line(f"  {problem['source']}", problem["message"]))
+    if aggregate.get("skipped"):
+        print("\nSkipped (not read):")
+        for item in aggregate["skipped"]:
+            print(_line(f"  {item['file']}", item["reason"]))
     totals = aggregate["totals"]
     rate = "n/a" if totals["pass_rate"] is None else f"{totals['pass_rate']:.1%}"
     print(

@@ -169,9 +169,12 @@ def test_full_results_and_a_rerun_into_the_same_folder(tmp_path: Path, capsys: p
 def test_an_answer_no_terminal_can_print(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     trajectories, scenarios = _tree(tmp_path, 1)
     (trajectories / "0.json").write_text('{"run_id": "\\ud800", "answer": "\\udcff"}')
+    (trajectories / ".0.json.swp.json").write_text("{}")
     argv = ["evaluate", "--trajectories", str(trajectories), "--scenarios", str(scenarios), "--no-progress"]
     assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == EXIT_FAILURES
-    assert "1 run scored with static_json" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "1 run scored with static_json" in out
+    assert "Skipped (not read):\n  .0.json.swp.json: hidden file (its name starts with '.')" in out
 
 
 @pytest.mark.parametrize("after_writing", [False, True])
