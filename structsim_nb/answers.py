@@ -65,8 +65,12 @@ _NUMBER = r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _WHOLE_NUMBER = re.compile(rf"\s*({_NUMBER})\s*")
 _LABELLED = re.compile(rf"\b(?:final answer|answer|count|total|result)\s*(?:is|was|:|=)\s*(?:\*+\s*)?({_NUMBER})", re.I)
 # A last line that is a number, optionally labelled (AssetOpsBench PR #495: `Final Answer 34`, `count: 7`).
+# Each run of spaces is read by one quantifier (`(?:is|:)` and `.` start the optional parts), so a
+# fullmatch is linear in the line.
 _LAST_LINE_NUMBER = re.compile(
-    rf"[ \t*]*(?:(?:final answer|answer|count|result|total)[ \t*]*(?:is|:)?[ \t*]*)?({_NUMBER})[ \t*]*\.?[ \t]*", re.I
+    r"[ \t*]*(?:(?:final answer|answer|count|result|total)[ \t*]*(?:(?:is|:)[ \t*]*)?)?"
+    rf"({_NUMBER})[ \t*]*(?:\.[ \t]*)?",
+    re.I,
 )
 
 
@@ -373,7 +377,7 @@ def _count(text: str, start: int, end: int, budget: Budget) -> ParsedAnswer | No
         if last_line.strip():
             break
         region_end = line_start - 1
-    if last_line.strip() and len(last_line) <= 200:
+    if last_line.strip():  # the pattern reads each run of spaces once: linear in the line, whatever its length
         match = _LAST_LINE_NUMBER.fullmatch(last_line)
         number = _number(match.group(1), budget) if match is not None else None
         if match is not None and number is not None:
