@@ -165,6 +165,10 @@ class TestSafety:
         parsed = parse_answer('{"a": 1} then {"b": ' + "9" * 5_000 + "}")
         assert parsed.value == {"a": 1} and parsed.form == "embedded"
 
+    def test_a_long_last_line_is_still_read(self) -> None:
+        assert parse_answer("I counted.\n" + " " * 300 + "Answer: " + " " * 300 + "34 .").value == 34
+        assert parse_answer("I counted.\n34" + " " * 50_000 + "x").form == "none"
+
     def test_structures_that_fail_late_leave_the_inner_one_found(self) -> None:
         assert parse_answer("[[[1, 2] x] y]").value == [1, 2]
         assert parse_answer("[" * 90 + "1," * 1000 + "x" + "]" * 90).form == "none"

@@ -464,6 +464,14 @@ class TestHostileInput:
         pattern = re.compile(r"\b[A-Z]{2,}[A-Z0-9-]*[0-9]+[A-Z0-9-]*\b")
         assert _identifiers(text) == pattern.findall(text)
 
+    def test_long_leaves_and_answers_are_read_whole(self) -> None:
+        from structsim_nb.trajectories.static_json import read_answer
+
+        range_leaf = "min: 10" + " " * 300 + "max: 20"
+        score = evaluate_static_json({"a": range_leaf}, {"a": 15})
+        assert score.details[0].range_match is True
+        assert read_answer('"' + "y" * 200_000 + '"') == ("y" * 200_000, "literal")
+
     def test_a_capitals_gold_scores_in_linear_time(self) -> None:
         score = evaluate_static_json({"clarification": "A" * 200_000}, {"clarification": "x"})
         assert score.car_score is not None and score.mode_required_terms == []
