@@ -467,7 +467,7 @@ class TestHostileInput:
     def test_long_leaves_and_answers_are_read_whole(self) -> None:
         from structsim_nb.trajectories.static_json import read_answer
 
-        range_leaf = "min: 10" + " " * 300 + "max: 20"
+        range_leaf = "the usual band, " * 20 + "min: 10, max: 20"  # over 200 characters
         score = evaluate_static_json({"a": range_leaf}, {"a": 15})
         assert score.details[0].range_match is True
         assert read_answer('"' + "y" * 200_000 + '"') == ("y" * 200_000, "literal")
