@@ -129,6 +129,11 @@ def parse_answer(
     Returns:
         A `ParsedAnswer`; never raises on any string.
 
+    Cost: linear in `len(text)`, whatever it holds. Each scan (think blocks, markers, fences,
+    counts, brackets) passes over the text once; candidate structures are read at most about
+    8 characters per character of text (plus 100,000), and the result's message says when that
+    budget stopped the search. Only the last `max_chars` characters are read (`truncated`).
+
     Raises:
         TypeError: If `text` is not a `str`.
 

@@ -606,7 +606,11 @@ def evaluate_static_json(
 
     Raises:
         StaticJsonError: If the gold looks like a structure but does not parse, flattens to no
-            keys, either side nests too deep, or the metadata or a CAR gold is invalid.
+            keys, either side nests too deep (or, as a Python object, holds itself), or the
+            metadata or a CAR gold is invalid.
+
+    Cost: linear in the length of both sides (as `parse_answer`), plus sorting the flattened
+    keys; the choice letter, CAR term and identifier scans each read the text once.
 
     Examples:
         >>> s = evaluate_static_json("{'energy': 14, 'material': 48}", '{"energy":14,"material":27}')
