@@ -153,6 +153,7 @@ SHAPES: list[tuple[str, str, Make]] = [
     ("parse_answer", "nested ((..))", _parse(lambda n: "(" * (n // 2) + ")" * (n // 2))),
     ("parse_answer", "many [] pairs", _parse(lambda n: "[]" * (n // 2))),
     ("parse_answer", "many {x}", _parse(lambda n: "{x}" * (n // 3))),
+    ("parse_answer", "many [1,x] (each read)", _parse(lambda n: "[1,x]" * (n // 5))),
     ("parse_answer", 'repeated {"a":', _parse(lambda n: '{"a":' * (n // 5))),
     ("parse_answer", "quotes only", _parse(lambda n: '"' * n)),
     ("parse_answer", "apostrophes in [", _parse(lambda n: "[a'" * (n // 3))),
