@@ -423,6 +423,10 @@ class _Search:
                 found = self.value(node, True, structural)
                 if found is not None:
                     return node, found[0], found[1]
+            if not candidate and structural:
+                # A parenthesis in the first pass: only its children matter, under its parent's readings.
+                stack.extend((child, json_cover, literal_cover) for child in tree.children[node])
+                continue
             literal_ok, kind, literal_cover = self.literal_valid(node, literal_cover)
             wanted = ("dict", "list") if structural else ("list", "tuple")
             if candidate and literal_ok and not json_ok and kind in wanted:
