@@ -307,6 +307,8 @@ def _discover(root: Path, skip: Iterable[Path] = ()) -> tuple[list[Trajectory], 
     if not root.is_dir():
         if root.suffix.lower() != ".json":
             raise ValueError(f"--trajectories must be a folder or a .json file; got {str(root)!r}. Pass the folder")
+        if not root.is_file():  # a FIFO or device: opening it could block forever
+            return [Trajectory(file=root.name, stem=root.stem, error="not a regular file; not opened")], []
         return [_read_trajectory(root, root.name)], []
     try:
         found, left_out = find_json_files(root, skip=tuple(skip))

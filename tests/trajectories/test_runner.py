@@ -396,6 +396,13 @@ class TestHostileInput:
         assert aggregate["skipped"] == [{"file": ".draft.json", "reason": "hidden file (its name starts with '.')"}]
         assert [s["scenario_id"] for s in aggregate["unmatched_scenarios"]] == ["2"]
 
+    def test_a_fifo_named_as_the_trajectories_file_is_never_opened(self, tmp_path: Path) -> None:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        os.mkfifo(tmp_path / "run.json")
+        (trajectory,) = load_trajectories(tmp_path / "run.json")
+        assert trajectory.error == "not a regular file; not opened"
+
     def test_an_unreadable_trajectories_root_is_an_error(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         (tmp_path / "t").mkdir()
         monkeypatch.setattr(os, "scandir", _refuse)
