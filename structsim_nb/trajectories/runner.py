@@ -46,12 +46,14 @@ rationale, ops); `full_results=True` (`--full-results`) repeats every per-run re
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -338,6 +340,9 @@ def _read_scenario(folder: Path) -> Scenario:
 
 
 def _read_text(path: Path) -> str:
+    """A UTF-8 text file; a FIFO, socket or device is refused unopened (reading one could block forever)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device is never opened)")
     with open(path, "rb") as handle:
         return handle.read().decode("utf-8")
 
@@ -470,6 +475,9 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
     seen: dict[str, str] = {}
     for item in paths:
         root = Path(item)
+        if root.exists() and not root.is_file() and not root.is_dir():
+            problems.append(_problem("bad_scenario_file", str(root), "not a regular file; not opened"))
+            continue
         if root.is_file():
             found, file_problems = _scenario_entries(root)
             problems += file_problems

@@ -396,6 +396,25 @@ class TestHostileInput:
         assert aggregate["skipped"] == [{"file": ".draft.json", "reason": "hidden file (its name starts with '.')"}]
         assert [s["scenario_id"] for s in aggregate["unmatched_scenarios"]] == ["2"]
 
+    def test_fifos_among_the_scenarios_are_never_opened(self, tmp_path: Path) -> None:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        (tmp_path / "s" / "scenario_1").mkdir(parents=True)
+        os.mkfifo(tmp_path / "s" / "scenario_1" / "groundtruth.txt")
+        os.mkfifo(tmp_path / "more.jsonl")
+        scenarios, problems = load_scenarios([tmp_path / "s", tmp_path / "more.jsonl"])
+        assert (
+            scenarios[0].error
+            == "groundtruth.txt cannot be read: not a regular file (a FIFO, socket or device is never opened)"
+        )
+        assert problems == [
+            {
+                "kind": "bad_scenario_file",
+                "source": str(tmp_path / "more.jsonl"),
+                "message": "not a regular file; not opened",
+            }
+        ]
+
     def test_a_fifo_named_as_the_trajectories_file_is_never_opened(self, tmp_path: Path) -> None:
         if not hasattr(os, "mkfifo"):
             pytest.skip("no FIFOs here")
