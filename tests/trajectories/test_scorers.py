@@ -26,7 +26,7 @@ from structsim_nb.trajectories.static_json import StaticJsonEvaluator
 
 #: The time one example may take: far above what a linear path needs on these sizes, far below
 #: what a quadratic one does.
-BUDGET = datetime.timedelta(seconds=2)
+BUDGET = datetime.timedelta(seconds=5)
 
 UNITS = [
     " ", "\n", "\t ", "A", "AB1-", "[", "{", "(", "[1,", "'a',", '"', "'", "]", "}", ")", "x]", "1,",
