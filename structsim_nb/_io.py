@@ -15,7 +15,8 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, encoding: str 
     The parent folder is created if missing. A new file gets the mode `open()` would give it
     (0666 less the umask); an existing file keeps its mode. If anything fails before the rename (a full
     disk, an interrupt), the previous content of `path` is left as it was and the temporary
-    file is removed.
+    file is removed. The temporary file is `.<name>.<pid>.<random>.tmp`; one a killed process
+    left (`kill -9` runs no cleanup) is removed by the next write of the same file.
 
     Args:
         path: Destination file.
@@ -40,7 +41,8 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    _remove_dead_temporaries(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             # mkstemp creates the file 0600; give it the mode a plain open() would (or the mode of
@@ -67,3 +69,30 @@ def _mode_for(target: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def _remove_dead_temporaries(target: Path) -> None:
+    """Remove `.<name>.<pid>.<random>.tmp` files beside `target` whose process is gone."""
+    prefix = f".{target.name}."
+    try:
+        names = [name for name in os.listdir(target.parent) if name.startswith(prefix) and name.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(prefix) :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+            continue
+        try:
+            os.unlink(target.parent / name)
+        except OSError:
+            pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # someone else's process, or no way to tell: keep its file
+        return True
+    return True

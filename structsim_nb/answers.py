@@ -27,23 +27,25 @@ cut text once a partial key or a dangling sign is dropped, `repairs` says what w
 it wins over any fragment found inside the cut structure (or before it). A repaired answer is
 never reported as a clean `json` one.
 
-Safety: no regular expression here can backtrack catastrophically (none nests quantifiers),
-the bracket scan is one pass over the special characters, `ast.literal_eval` only sees
-snippets under `max_literal_chars` whose bracket depth is under `max_depth`, the number of
-candidates tried and the characters handed to the literal parsers are both capped, and text
-over `max_chars` is refused (after one attempt at reading it whole as JSON, which is linear).
+Safety and cost: parsing never executes code (`ast.literal_eval`, never `eval`), and every step is
+linear in the text. No regular expression here can backtrack on a run of input (none has two ways to
+match the same characters); the think-block, marker, fence and count scans each pass over the text
+once; the embedded search reads nested candidates without re-reading them (`_candidates`), within
+a work budget of 8 characters read per character of text plus 100,000, and says when it stopped
+early. Nesting deeper than `max_depth` and numbers longer than Python converts are refused with a
+message. Text over `max_chars` is read from its end: the last `max_chars` characters are parsed,
+and the result is marked `truncated` (after one attempt at reading it whole as JSON, also linear).
 """
 
 from __future__ import annotations
 
-import ast
-import dataclasses
-import json
 import logging
 import re
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ._candidates import Budget, last_structure, read_whole
 from .repair import repair_truncated
 
 logger = logging.getLogger(__name__)
@@ -56,20 +58,26 @@ FORMS: tuple[str, ...] = ("json", "python_literal", "fenced", "prefixed", "embed
 MAX_CHARS = 1_000_000
 MAX_LITERAL_CHARS = 200_000
 MAX_DEPTH = 100
-_MAX_ATTEMPTS = 256
 _SNIPPET_CHARS = 500
+#: The embedded search may read this many characters per character of text, plus `_WORK_FLOOR`.
+_WORK_FACTOR = 8
+_WORK_FLOOR = 100_000
 
 _MARKERS = ("final answer", "answer", "output", "result", "response")
-# Special characters of the bracket scan; everything else is skipped by the regex engine.
-_SPECIAL = re.compile(r"[{}\[\]()\"'\\\n]")
-_BRACKETS = re.compile(r"[{}\[\]()]")
-_OPEN_FOR = {"}": "{", "]": "[", ")": "("}
+_THINK_OPEN = re.compile(r"<think(?![A-Za-z0-9_])", re.I)
+_THINK_CLOSE = re.compile(r"</think>", re.I)
+_ANSWER_OPEN = re.compile(r"<answer>", re.I)
+_ANSWER_CLOSE = re.compile(r"</answer>", re.I)
 _NUMBER = r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _WHOLE_NUMBER = re.compile(rf"\s*({_NUMBER})\s*")
 _LABELLED = re.compile(rf"\b(?:final answer|answer|count|total|result)\s*(?:is|was|:|=)\s*(?:\*+\s*)?({_NUMBER})", re.I)
 # A last line that is a number, optionally labelled (AssetOpsBench PR #495: `Final Answer 34`, `count: 7`).
+# Each run of spaces is read by one quantifier (`(?:is|:)` and `.` start the optional parts), so a
+# fullmatch is linear in the line.
 _LAST_LINE_NUMBER = re.compile(
-    rf"[ \t*]*(?:(?:final answer|answer|count|result|total)[ \t*]*(?:is|:)?[ \t*]*)?({_NUMBER})[ \t*]*\.?[ \t]*", re.I
+    r"[ \t*]*(?:(?:final answer|answer|count|result|total)[ \t*]*(?:(?:is|:)[ \t*]*)?)?"
+    rf"({_NUMBER})[ \t*]*(?:\.[ \t]*)?",
+    re.I,
 )
 
 
@@ -88,10 +96,14 @@ class ParsedAnswer:
             nothing was found.
         snippet: The parsed text, cut to 500 characters (with a trailing `...`) for display.
         message: Why nothing was found when `form` is `none`; otherwise a short note on where
-            the value came from (for `repaired`, what was repaired).
+            the value came from (for `repaired`, what was repaired). Either way it ends with the
+            reason a part of the text was not read, when one was (`truncated`, a refused snippet,
+            the parse budget).
         repairs: For form `repaired`, what was repaired, in words (`cut inside the string
             value of 'Agency' (the partial text is kept)`, `closed 2 arrays and 1 object`);
             empty otherwise.
+        truncated: Whether only part of the text was read: it was longer than `max_chars`, so
+            only its last `max_chars` characters were parsed.
     """
 
     form: str
@@ -101,6 +113,7 @@ class ParsedAnswer:
     snippet: str = ""
     message: str = ""
     repairs: tuple[str, ...] = ()
+    truncated: bool = False
 
     @property
     def found(self) -> bool:
@@ -128,6 +141,11 @@ def parse_answer(
     Returns:
         A `ParsedAnswer`; never raises on any string.
 
+    Cost: linear in `len(text)`, whatever it holds. Each scan (think blocks, markers, fences,
+    counts, brackets) passes over the text once; candidate structures are read at most about
+    8 characters per character of text (plus 100,000), and the result's message says when that
+    budget stopped the search. Only the last `max_chars` characters are read (`truncated`).
+
     Raises:
         TypeError: If `text` is not a `str`.
 
@@ -143,34 +161,23 @@ def parse_answer(
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str; got {type(text).__name__}. Pass the answer text, or score a dict as is")
-    limits = _Limits(max_depth=max_depth, max_literal_chars=max_literal_chars)
     if not text.strip():
         return ParsedAnswer("none", message="the answer is empty")
     if len(text) > max_chars:
-        whole = _whole(text, 0, len(text), limits, literal=False)
-        if whole is not None:
-            return whole
-        return ParsedAnswer(
-            "none",
-            message=f"the answer is {len(text):,} characters and not one JSON value; the parser searches at most "
-            f"{max_chars:,} (pass max_chars= to raise the limit)",
-        )
+        return _parse_tail(text, max_chars=max_chars, max_depth=max_depth, max_literal_chars=max_literal_chars)
+    budget = Budget(max_depth, max_literal_chars, _WORK_FACTOR * len(text) + _WORK_FLOOR)
     text = _blank_think(text)
     result = (
-        _whole(text, 0, len(text), limits)
-        or _prefixed(text, limits)
-        or _fenced_or_embedded(text, 0, len(text), limits)
-        or _count(text, 0, len(text))
+        _whole(text, 0, len(text), budget)
+        or _prefixed(text, budget)
+        or _fenced_or_embedded(text, 0, len(text), budget)
+        or _count(text, 0, len(text), budget)
     )
-    repaired = _repaired(text, result, max_depth)
-    result = repaired or result
+    result = _repaired(text, result, max_depth) or result
     if result is not None:
         logger.debug("form=<%s>, syntax=<%s> | parsed answer", result.form, result.syntax)
         return result
-    if limits.refused:
-        reason = f"; {limits.refused}"
-    else:
-        reason = ""
+    reason = f"; {budget.refused}" if budget.refused else ""
     return ParsedAnswer(
         "none",
         message=f"no JSON or Python structure, fenced block, answer marker or count found in {len(text):,} "
@@ -178,34 +185,22 @@ def parse_answer(
     )
 
 
-@dataclass
-class _Limits:
-    max_depth: int
-    max_literal_chars: int
-    attempts: int = 0
-    chars: int = 0
-    refused: str = ""
-
-    def allow(self, size: int) -> bool:
-        """Spend one parse attempt of `size` characters, or refuse once the budget is gone."""
-        budget = 4 * MAX_CHARS
-        if self.attempts >= _MAX_ATTEMPTS or self.chars + size > budget:
-            self.refused = self.refused or f"stopped after {self.attempts} candidate snippets (the parse budget)"
-            return False
-        self.attempts += 1
-        self.chars += size
-        return True
-
-
-def _repaired(text: str, found: ParsedAnswer | None, max_depth: int) -> ParsedAnswer | None:
-    """The truncated JSON answer repaired, unless what was found is complete and not inside it."""
-    if found is not None and found.form in ("json", "python_literal"):
-        return None  # the whole text parsed: nothing was cut
-    fixed = repair_truncated(text, max_depth=max_depth)
-    if fixed is None or (found is not None and found.span is not None and found.span[0] < fixed.start < found.span[1]):
-        return None
-    parsed = _result("repaired", text, fixed.start, len(text.rstrip()), fixed.value, "json", fixed.message)
-    return dataclasses.replace(parsed, repairs=fixed.repairs)
+def _parse_tail(text: str, *, max_chars: int, max_depth: int, max_literal_chars: int) -> ParsedAnswer:
+    """Text over `max_chars`: read whole as JSON (linear, in C), else parse its last `max_chars` characters."""
+    stripped = text.strip()
+    if stripped[0] in "{[":
+        budget = Budget(max_depth, max_literal_chars, 0)
+        lead = len(text) - len(text.lstrip())
+        whole = read_whole(text, lead, lead + len(stripped), budget, literal=False)
+        if whole is not None:
+            value, syntax = whole
+            message = f"the whole answer is {syntax}"
+            return _result(syntax, text, lead, lead + len(stripped), value, syntax, message)
+    offset = len(text) - max_chars
+    tail = parse_answer(text[offset:], max_chars=max_chars, max_depth=max_depth, max_literal_chars=max_literal_chars)
+    note = f"only the last {max_chars:,} of {len(text):,} characters were read (pass max_chars= to read more)"
+    span = (tail.span[0] + offset, tail.span[1] + offset) if tail.span is not None else None
+    return replace(tail, span=span, message=f"{tail.message}; {note}", truncated=True)
 
 
 def _result(form: str, text: str, start: int, end: int, value: Any, syntax: str, message: str) -> ParsedAnswer:
@@ -213,6 +208,21 @@ def _result(form: str, text: str, start: int, end: int, value: Any, syntax: str,
     if end - start > _SNIPPET_CHARS:
         snippet += "..."
     return ParsedAnswer(form, value, syntax, (start, end), snippet, message)
+
+
+def _repaired(text: str, found: ParsedAnswer | None, max_depth: int) -> ParsedAnswer | None:
+    """The truncated JSON answer repaired, unless what was found is complete and not inside it.
+
+    `repair_truncated` scans the text once (linear); it finds nothing unless an object or array
+    is still open where the text ends.
+    """
+    if found is not None and found.form in ("json", "python_literal"):
+        return None  # the whole text parsed: nothing was cut
+    fixed = repair_truncated(text, max_depth=max_depth)
+    if fixed is None or (found is not None and found.span is not None and found.span[0] < fixed.start < found.span[1]):
+        return None
+    parsed = _result("repaired", text, fixed.start, len(text.rstrip()), fixed.value, "json", fixed.message)
+    return replace(parsed, repairs=fixed.repairs)
 
 
 def strip_think(text: str) -> str:
@@ -228,24 +238,19 @@ def strip_think(text: str) -> str:
 
 
 def _think_spans(text: str) -> list[tuple[int, int]]:
-    """`(start, end)` of each closed `<think\\b[^>]*>...</think>` block, in order."""
-    lower = text.lower()
+    """`(start, end)` of each closed `<think\\b[^>]*>...</think>` block, in order (case-insensitive)."""
     spans: list[tuple[int, int]] = []
     position = 0
     while True:
-        start = lower.find("<think", position)
-        if start < 0:
+        opened = _THINK_OPEN.search(text, position)
+        if opened is None:
             break
-        after = lower[start + 6 : start + 7]
-        if after and (after.isalnum() or after == "_"):
-            position = start + 6
-            continue
-        tag_end = lower.find(">", start)
-        close = lower.find("</think>", tag_end) if tag_end >= 0 else -1
-        if close < 0:
+        tag_end = text.find(">", opened.end())
+        closed = _THINK_CLOSE.search(text, tag_end) if tag_end >= 0 else None
+        if closed is None:
             break
-        spans.append((start, close + len("</think>")))
-        position = close + len("</think>")
+        spans.append((opened.start(), closed.end()))
+        position = closed.end()
     return spans
 
 
@@ -265,106 +270,11 @@ def _blank_think(text: str, *, blank: bool = True) -> str:
     return "".join(pieces)
 
 
-_JSON_SCALARS = frozenset({str, bool, int, float, type(None)})
-
-
-def _plain(value: Any, depth: int, max_depth: int) -> tuple[bool, Any]:
-    """`value` as plain JSON types, or `(False, None)` for sets, bytes, complex or too deep.
-
-    What `json.loads` returns is plain already: it comes back as the same object after one
-    walk (the depth check), not as a copy; only a literal's tuples and non-string keys are rebuilt.
-    """
-    if depth > max_depth:
-        return False, None
-    kind = type(value)
-    if kind in _JSON_SCALARS:
-        return True, value
-    if depth + 1 > max_depth and kind in (dict, list) and value:  # its items would be too deep
-        return False, None
-    if kind is dict and all(type(key) is str for key in value):
-        for item in value.values():
-            if type(item) not in _JSON_SCALARS and _plain(item, depth + 1, max_depth)[1] is not item:
-                return _plain_copy(value, depth, max_depth)
-        return True, value
-    if kind is list:
-        for item in value:
-            if type(item) not in _JSON_SCALARS and _plain(item, depth + 1, max_depth)[1] is not item:
-                return _plain_copy(value, depth, max_depth)
-        return True, value
-    return _plain_copy(value, depth, max_depth)
-
-
-def _plain_copy(value: Any, depth: int, max_depth: int) -> tuple[bool, Any]:
-    """`_plain` for values that need rebuilding (tuples, non-string keys) or refusing."""
-    if isinstance(value, (str, bool, int, float)) or value is None:
-        return True, value
-    if isinstance(value, (list, tuple)):
-        items = []
-        for item in value:
-            ok, plain = _plain(item, depth + 1, max_depth)
-            if not ok:
-                return False, None
-            items.append(plain)
-        return True, items
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if not (isinstance(key, (str, int, float, bool)) or key is None):
-                return False, None
-            ok, plain = _plain(item, depth + 1, max_depth)
-            if not ok:
-                return False, None
-            out[key if isinstance(key, str) else json.dumps(key)] = plain
-        return True, out
-    return False, None
-
-
-def _bracket_depth(snippet: str, limit: int) -> int:
-    """Upper bound of the bracket nesting in `snippet` (brackets in strings count too); stops past `limit`."""
-    depth = deepest = 0
-    for match in _BRACKETS.finditer(snippet):
-        if match.group() in "{[(":
-            depth += 1
-            deepest = max(deepest, depth)
-            if deepest > limit:
-                break
-        else:
-            depth = max(depth - 1, 0)
-    return deepest
-
-
-def _literal(snippet: str, limits: _Limits, *, literal: bool = True) -> tuple[Any, str] | None:
-    """Read `snippet` as JSON, then as a Python literal; `(value, syntax)` or None."""
-    try:
-        value = json.loads(snippet)
-        syntax = "json"
-    except (ValueError, RecursionError):
-        if not literal:
-            return None
-        if len(snippet) > limits.max_literal_chars:
-            limits.refused = limits.refused or f"a {len(snippet):,}-character snippet is over the literal limit"
-            return None
-        if _bracket_depth(snippet, limits.max_depth) > limits.max_depth:
-            limits.refused = limits.refused or f"a snippet nests deeper than {limits.max_depth} levels"
-            return None
-        try:
-            value = ast.literal_eval(snippet.strip())
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            return None
-        syntax = "python_literal"
-    ok, plain = _plain(value, 0, limits.max_depth)
-    if not ok:
-        if isinstance(value, (dict, list, tuple)):
-            limits.refused = limits.refused or f"a value nests deeper than {limits.max_depth} levels or is not JSON"
-        return None
-    return plain, syntax
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _whole(text: str, start: int, end: int, limits: _Limits, *, literal: bool = True) -> ParsedAnswer | None:
+def _whole(text: str, start: int, end: int, budget: Budget) -> ParsedAnswer | None:
     """The region read whole: a structure (`json`/`python_literal`) or a number (`count`)."""
     snippet = text[start:end]
     stripped = snippet.strip()
@@ -376,26 +286,38 @@ def _whole(text: str, start: int, end: int, limits: _Limits, *, literal: bool = 
         match = _WHOLE_NUMBER.fullmatch(stripped)
         if match is None:
             return None
-        return _result("count", text, s, e, _number(match.group(1)), "number", "the whole answer is a number")
-    parsed = _literal(stripped, limits, literal=literal)
-    if parsed is None or not isinstance(parsed[0], (dict, list)):
+        number = _number(match.group(1), budget)
+        if number is None:
+            return None
+        return _result("count", text, s, e, number, "number", "the whole answer is a number")
+    found = read_whole(text, s, e, budget)
+    if found is None:
         return None
-    value, syntax = parsed
+    value, syntax = found
     return _result(syntax, text, s, e, value, syntax, f"the whole answer is a {syntax.replace('_', ' ')}")
 
 
-def _number(token: str) -> int | float:
+def _number(token: str, budget: Budget) -> int | float | None:
+    """The number a matched token spells; None (with the reason noted) past Python's integer digit limit."""
     token = token.replace(",", "")
-    return float(token) if "." in token else int(token)
+    if "." in token:
+        return float(token)
+    try:
+        return int(token)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        budget.refuse(f"a {len(token):,}-digit number is longer than Python converts")
+        return None
 
 
-def _prefixed(text: str, limits: _Limits) -> ParsedAnswer | None:
+def _prefixed(text: str, budget: Budget) -> ParsedAnswer | None:
     """The region after the last answer marker, read as a structure or count."""
     start, end, marker = _last_marker(text)
     if start < 0:
         return None
     found = (
-        _whole(text, start, end, limits) or _fenced_or_embedded(text, start, end, limits) or _count(text, start, end)
+        _whole(text, start, end, budget)
+        or _fenced_or_embedded(text, start, end, budget)
+        or _count(text, start, end, budget)
     )
     if found is None:
         return None
@@ -407,11 +329,11 @@ def _prefixed(text: str, limits: _Limits) -> ParsedAnswer | None:
 def _last_marker(text: str) -> tuple[int, int, str]:
     """`(start, end, marker)` of the text after the last answer marker by position, or `(-1, -1, "")`."""
     best = (-1, -1, "")
-    lower = text.lower()
-    tag = lower.rfind("<answer>")
-    if tag >= 0:
-        close = lower.find("</answer>", tag)
-        best = (tag + len("<answer>"), close if close >= 0 else len(text), "<answer>")
+    tags = deque(_ANSWER_OPEN.finditer(text), maxlen=1)  # the last one
+    tag = tags[0] if tags else None
+    if tag is not None:
+        close = _ANSWER_CLOSE.search(text, tag.end())
+        best = (tag.end(), close.start() if close is not None else len(text), "<answer>")
     offset = 0
     for line in text.splitlines(keepends=True):
         line_start = offset
@@ -450,84 +372,32 @@ def _fences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return blocks
 
 
-def _fenced_or_embedded(text: str, start: int, end: int, limits: _Limits) -> ParsedAnswer | None:
+def _fenced_or_embedded(text: str, start: int, end: int, budget: Budget) -> ParsedAnswer | None:
     """The last fenced structure, unless an embedded structure ends after its fence."""
     fenced: ParsedAnswer | None = None
     fence_end = start
     for content_start, content_end in reversed(_fences(text, start, end)):
-        found = _whole(text, content_start, content_end, limits) or _embedded(text, content_start, content_end, limits)
+        found = _whole(text, content_start, content_end, budget) or _embedded(text, content_start, content_end, budget)
         if found is not None and found.form != "count":
             fenced = ParsedAnswer(
                 "fenced", found.value, found.syntax, found.span, found.snippet, "the last fenced block with a structure"
             )
             fence_end = content_end + 3
             break
-    embedded = _embedded(text, fence_end, end, limits)
+    embedded = _embedded(text, fence_end, end, budget)
     return embedded or fenced
 
 
-def _embedded(text: str, start: int, end: int, limits: _Limits) -> ParsedAnswer | None:
-    """The last structure in the region that parses, found with one bounded bracket scan."""
-    structural, parens = _scan(text, start, end)
-    for candidates, wanted in ((structural, (dict, list)), (parens, (list,))):
-        # Last-ending first; for the same end, the outer (earlier start) first.
-        for s, e in sorted(candidates, key=lambda span: (-span[1], span[0])):
-            if not limits.allow(e - s):
-                return None
-            parsed = _literal(text[s:e], limits)
-            if parsed is not None and isinstance(parsed[0], wanted):
-                return _result("embedded", text, s, e, parsed[0], parsed[1], "the last structure in the text")
-    return None
+def _embedded(text: str, start: int, end: int, budget: Budget) -> ParsedAnswer | None:
+    """The last structure in the region that parses (see `_candidates.last_structure`)."""
+    found = last_structure(text, start, end, budget)
+    if found is None:
+        return None
+    s, e, value, syntax = found
+    return _result("embedded", text, s, e, value, syntax, "the last structure in the text")
 
 
-def _scan(text: str, start: int, end: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """Balanced `{...}`/`[...]` spans and `(...)` spans of the region, in one pass.
-
-    Quotes count only inside `{`/`[` (prose apostrophes cannot swallow the text), a single
-    quote opens only after a non-word character, and no string spans a line. A closer that
-    does not match the innermost opener closes the nearest matching one within 64 levels,
-    discarding the openers above it, or is ignored.
-    """
-    stack: list[tuple[str, int]] = []
-    structural: list[tuple[int, int]] = []
-    parens: list[tuple[int, int]] = []
-    quote = ""
-    skip_to = -1
-    for match in _SPECIAL.finditer(text, start, end):
-        at = match.start()
-        if at < skip_to:
-            continue
-        char = match.group()
-        if char == "\n":
-            quote = ""
-            continue
-        if quote:
-            if char == "\\":
-                skip_to = at + 2
-            elif char == quote:
-                quote = ""
-            continue
-        if char in "\"'":
-            if stack and stack[-1][0] in "{[":
-                if char == '"' or at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
-                    quote = char
-            continue
-        if char == "\\":
-            continue
-        if char in "{[(":
-            stack.append((char, at))
-            continue
-        opener = _OPEN_FOR[char]
-        for depth in range(len(stack) - 1, max(len(stack) - 65, -1), -1):
-            if stack[depth][0] == opener:
-                open_at = stack[depth][1]
-                del stack[depth:]
-                (parens if opener == "(" else structural).append((open_at, at + 1))
-                break
-    return structural, parens
-
-
-def _count(text: str, start: int, end: int) -> ParsedAnswer | None:
+def _count(text: str, start: int, end: int, budget: Budget) -> ParsedAnswer | None:
     """A number that is clearly the answer: labelled, or alone on the last non-empty line."""
     region_end = end
     last_line = ""
@@ -539,11 +409,12 @@ def _count(text: str, start: int, end: int) -> ParsedAnswer | None:
         if last_line.strip():
             break
         region_end = line_start - 1
-    if last_line.strip() and len(last_line) <= 200:
+    if last_line.strip():  # the pattern reads each run of spaces once: linear in the line, whatever its length
         match = _LAST_LINE_NUMBER.fullmatch(last_line)
-        if match is not None:
+        number = _number(match.group(1), budget) if match is not None else None
+        if match is not None and number is not None:
             s, e = line_start + match.start(1), line_start + match.end(1)
-            return _result("count", text, s, e, _number(match.group(1)), "number", "a number alone on the last line")
+            return _result("count", text, s, e, number, "number", "a number alone on the last line")
     labelled = None
     for match in _LABELLED.finditer(text, start, end):
         after = text[match.end(1) : match.end(1) + 1]
@@ -551,5 +422,8 @@ def _count(text: str, start: int, end: int) -> ParsedAnswer | None:
             labelled = match
     if labelled is None:
         return None
+    number = _number(labelled.group(1), budget)
+    if number is None:
+        return None
     s, e = labelled.start(1), labelled.end(1)
-    return _result("count", text, s, e, _number(labelled.group(1)), "number", "a labelled number")
+    return _result("count", text, s, e, number, "number", "a labelled number")

@@ -25,21 +25,22 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import contextlib
 import functools
 import importlib
 import itertools
 import json
 import logging
 import os
-import signal
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 from strands_evals.types.evaluation import EvaluationData, EvaluationOutput
 
+from ._signals import raise_if_terminated, sigterm_raises, stop_workers, worker_init
 from .errors import PairsFileError
 from .evaluate import StructuredOutputSimilarity
 from .report import StructuredOutputReport
@@ -124,22 +125,24 @@ def read_pairs(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 
 def _parse_lines(source: Path) -> Iterator[dict[str, Any]]:
     try:
-        handle = source.open(encoding="utf-8")
+        handle = source.open("rb")
     except FileNotFoundError:
         raise PairsFileError(f"pairs file must exist; {str(source)!r} was not found") from None
     except OSError as exc:
         raise PairsFileError(f"pairs file {str(source)!r} could not be opened: {exc}") from exc
     with handle:
-        lineno = 0
-        try:
-            for lineno, line in enumerate(handle, start=1):  # noqa: B007 - used in the except
-                if not line.strip():
-                    continue
-                yield _parse_line(source, lineno, line)
-        except UnicodeDecodeError as exc:
-            raise PairsFileError(
-                f"pairs file {str(source)!r} must be UTF-8 text; line {lineno + 1} is not: {exc.reason}"
-            ) from exc
+        # Bytes, decoded a line at a time, so a bad byte is reported on the line that holds it.
+        for lineno, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise PairsFileError(
+                    f"pairs file {str(source)!r} must be UTF-8 text; line {lineno} is not: {exc.reason} at byte "
+                    f"{exc.start + 1} of the line"
+                ) from exc
+            if not line.strip():
+                continue
+            yield _parse_line(source, lineno, line)
 
 
 def _parse_line(source: Path, lineno: int, line: str) -> dict[str, Any]:
@@ -151,6 +154,10 @@ def _parse_line(source: Path, lineno: int, line: str) -> dict[str, Any]:
             f"{where} must be one JSON object; column {exc.colno}: {exc.msg}. "
             'Write one {"name", "expected", "actual"} object per line (JSON Lines)'
         ) from exc
+    except RecursionError:
+        raise PairsFileError(f"{where} nests too deeply to read; keep expected and actual under 100 levels") from None
+    except ValueError as exc:  # a number with more digits than Python converts
+        raise PairsFileError(f"{where} cannot be read: {exc}") from None
     if not isinstance(record, dict):
         raise PairsFileError(f"{where} must be a JSON object; got a JSON {type(record).__name__}")
     missing = [key for key in ("expected", "actual") if key not in record]
@@ -269,11 +276,6 @@ def _score_chunk(settings: _Settings, chunk: list[tuple[str, Any, Any]] | bytes)
     return [_score_one(evaluator, name, expected, actual) for name, expected, actual in triples]
 
 
-def _ignore_sigint() -> None:
-    """Pool worker initializer: Ctrl-C is the parent's to handle, so workers do not print tracebacks."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 # -- the parent side --------------------------------------------------------------------------
 
 
@@ -363,7 +365,8 @@ def _by_value(model_cls: type[BaseModel]) -> bytes:
 
 
 def _new_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+    # Workers ignore Ctrl-C (the parent stops them) and die with the parent (`_signals.worker_init`).
+    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=worker_init)
 
 
 class _Quarantine:
@@ -410,10 +413,13 @@ class _Quarantine:
                     break
         return results
 
-    def close(self) -> None:
-        """Stop the private pool, if one is running."""
+    def close(self, *, now: bool = False) -> None:
+        """Stop the private pool, if one is running; `now` terminates its worker mid-document."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            if now:
+                stop_workers(self._pool)
+            else:
+                self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
 
@@ -427,7 +433,9 @@ def _failed(model_name: str, exc: BaseException, cause: BaseException) -> _Score
     )
 
 
-def _in_process(evaluator: StructuredOutputSimilarity, source: Iterator[_Pair]) -> Iterator[tuple[_Pair, _Scored]]:
+def _in_process(
+    evaluator: StructuredOutputSimilarity, source: Iterator[_Pair]
+) -> Generator[tuple[_Pair, _Scored], None, None]:
     for pair in source:
         yield pair, _score_one(evaluator, pair.name, pair.expected, pair.actual)
 
@@ -440,7 +448,7 @@ def _parallel(
     executor: Any,
     workers: int | None,
     chunk_size: int,
-) -> Iterator[tuple[_Pair, _Scored]]:
+) -> Generator[tuple[_Pair, _Scored], None, None]:
     """Score `source` in chunks on `executor` (or a pool of `workers` processes), yielding in order.
 
     At most `_IN_FLIGHT_PER_WORKER` chunks per worker are submitted ahead of the one being
@@ -487,18 +495,25 @@ def _parallel(
             raise RuntimeError(f"a chunk of {len(chunk)} documents came back with {len(results)} results")
         yield from zip(chunk, results, strict=True)
 
+    interrupted = True
     try:
-        for chunk in _chunks(source, chunk_size):
-            submit(chunk)
-            while len(inflight) >= capacity:
+        with sigterm_raises():  # SIGTERM stops the workers below, as Ctrl-C does
+            for chunk in _chunks(source, chunk_size):
+                raise_if_terminated()
+                submit(chunk)
+                while len(inflight) >= capacity:
+                    yield from collect()
+            while inflight:
+                raise_if_terminated()
                 yield from collect()
-        while inflight:
-            yield from collect()
+        interrupted = False
     finally:
         for _, future, _ in inflight:  # only left over when interrupted
             future.cancel()
-        quarantine.close()
-        if own:
+        quarantine.close(now=interrupted)
+        if own and interrupted:
+            stop_workers(pool)  # terminated now, not after the chunks they hold
+        elif own:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -530,24 +545,35 @@ def map_ordered(
 
     Raises:
         Exception: Whatever `fn` or the executor raised for a chunk (a crashed worker gives
-            `BrokenProcessPool`); pending chunks are cancelled first. The same on Ctrl-C.
+            `BrokenProcessPool`); pending chunks are cancelled first.
+        KeyboardInterrupt: On Ctrl-C, or `_signals.Terminated` on SIGTERM: the worker processes
+            of a pool of our own are terminated at once (a caller's executor only has its
+            pending chunks cancelled). Under SIGTERM's default action the process then ends by
+            SIGTERM, as it would have (see `_signals.sigterm_raises`).
     """
     own = executor is None
     pool = _new_pool(workers or _cores()) if own else _submitter(executor)
     capacity = (workers or _cores() if own else _capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
     inflight: collections.deque[concurrent.futures.Future[list[Any]]] = collections.deque()
     source = iter(items)
+    interrupted = True
     try:
-        while chunk := list(itertools.islice(source, chunk_size)):
-            inflight.append(pool.submit(_apply_chunk, fn, chunk))
-            while len(inflight) >= capacity:
+        with sigterm_raises():
+            while chunk := list(itertools.islice(source, chunk_size)):
+                raise_if_terminated()
+                inflight.append(pool.submit(_apply_chunk, fn, chunk))
+                while len(inflight) >= capacity:
+                    yield from inflight.popleft().result()
+            while inflight:
+                raise_if_terminated()
                 yield from inflight.popleft().result()
-        while inflight:
-            yield from inflight.popleft().result()
+        interrupted = False
     finally:
         for future in inflight:  # only left over on an error or an interrupt
             future.cancel()
-        if own:
+        if own and interrupted:
+            stop_workers(pool)
+        elif own:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -615,8 +641,10 @@ def score_dataset(
             pickled by value (the message says why).
         ValueError: If `workers`, `chunk_size` or `match_threshold` is out of range.
         PairsFileError: If `pairs` is a file with a line that is not a pair (naming the line).
-        KeyboardInterrupt: On Ctrl-C; pending work is cancelled and nothing is returned, so
-            no partial report can be saved.
+        KeyboardInterrupt: On Ctrl-C; pending work is cancelled, the worker processes are
+            terminated, and nothing is returned, so no partial report can be saved. SIGTERM
+            does the same, then ends the process as SIGTERM would (`_signals.sigterm_raises`);
+            a SIGTERM handler the caller installed is left to decide.
 
     Notes:
         A document whose scoring raises, or whose worker process dies, becomes an error row:
@@ -695,7 +723,11 @@ def score_dataset(
     passes: list[bool] = []
     reasons: list[str] = []
     detailed: list[list[EvaluationOutput]] = []
-    with tqdm(total=total, unit="doc", desc="scoring", disable=None if show is None else not show) as bar:
+    with (
+        sigterm_raises(),
+        contextlib.closing(results),  # on Ctrl-C or SIGTERM here, the pool's workers are stopped before we go
+        tqdm(total=total, unit="doc", desc="scoring", disable=None if show is None else not show) as bar,
+    ):
         for pair, scored in results:
             if scored.rows and (scored.rows[0].metadata or {}).get("error") in ("raised", "crashed"):
                 logger.warning("case=<%s>, reason=<%s> | document could not be scored", pair.name, scored.reason)

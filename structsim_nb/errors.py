@@ -30,6 +30,7 @@ __all__ = [
     "UnplayedCallsError",
     "UnplayedCallsWarning",
     # static_json scorer and saved trajectories (structsim_nb.trajectories)
+    "ReportsFolderError",
     "SchemaLoadError",
     "ScoringError",
     "StaticJsonError",
@@ -204,6 +205,14 @@ class UnknownScorerError(StructsimError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""
+
+
+class ReportsFolderError(StructsimError, OSError):
+    """`--reports-dir` cannot take this run's reports: it is a file, not writable, or holds files no run wrote.
+
+    Raised before any scoring (or when moving the reports into place fails, leaving the previous
+    ones as they were); the message names the folder and what to do.
+    """
 
 
 class SchemaLoadError(StructsimError, ValueError):

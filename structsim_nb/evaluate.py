@@ -399,7 +399,7 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         if isinstance(value, str):
             try:
                 json.loads(value)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, a number past the digit limit, or too deep
                 parsed = parse_answer(value)
                 if reading is not None:
                     reading.read_as[which] = parsed.form if isinstance(parsed.value, dict) else "none"

@@ -47,7 +47,8 @@ __all__ = ["Repaired", "Truncation", "find_truncation", "repair_truncated"]
 _TOKENS = re.compile(r'[{}\[\]",:\\]')
 # A complete double-quoted string (escapes included), for the quick check; no nested quantifier.
 _STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
-_NUMBER_PREFIX = re.compile(r"-?(?:\d+\.?\d*(?:[eE][+-]?\d*)?|\.\d*)?")
+# Each digit can be read by one quantifier only (`\d*` only after a `.`), so a failing fullmatch is linear.
+_NUMBER_PREFIX = re.compile(r"-?(?:\d+(?:\.\d*)?(?:[eE][+-]?\d*)?|\.\d*)?")
 _LITERALS = ("true", "false", "null")
 _CLOSER = {"{": "}", "[": "]"}
 # What may follow an opening bracket in JSON: a key after `{`, a value after `[`.

@@ -3,13 +3,19 @@
 `per_case()` and `metrics()` are inherited unchanged, so they behave exactly as Strands Evals
 documents them (both skip rows that carry no field detail). The views added here never drop
 a case: `cases_frame()` has one row per case and evaluator, whatever happened to it, with a
-`status` saying which.
+`status` saying which; a case whose evaluator raised inside an `Experiment` (which records it
+with no row at all) is an `error` row.
+
+Saved reports carry `format_version` (`FORMAT_VERSION`); `from_file` refuses a newer one with
+"upgrade structsim-nb", and reads files without it (older ones, and upstream's) as version 1.
+Scores must be finite: NaN or infinite scores are refused when saving and when loading.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -33,7 +39,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["StructuredOutputReport"]
+__all__ = ["FORMAT_VERSION", "StructuredOutputReport"]
+
+#: The report file format `to_file` writes and the newest `from_file` reads. Version 1: the
+#: Strands Evals report fields, plus `format_version`.
+FORMAT_VERSION = 1
 
 # The marker the upstream evaluator writes on every row it scored; ours inherits it.
 _MARKER = "StructuredOutputSimilarity"
@@ -72,6 +82,35 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+def _no_row(reason: str, score: float, passed: bool) -> EvaluationOutput:
+    """The row of a case the evaluator left without one (an `Experiment` records a raised evaluator so)."""
+    return EvaluationOutput(
+        score=score,
+        test_pass=passed,
+        reason=reason or "the evaluator returned no result for this case",
+        metadata={"error": "raised"},
+    )
+
+
+def _first_non_finite(data: Mapping[str, Any]) -> str | None:
+    """Where the first NaN or infinite score is (`scores[3]`), in a report's fields; None if all are finite."""
+
+    def bad(value: Any) -> bool:
+        return isinstance(value, float) and not math.isfinite(value)
+
+    if bad(data.get("overall_score")):
+        return "overall_score"
+    for index, score in enumerate(data.get("scores") or []):
+        if bad(score):
+            return f"scores[{index}]"
+    for index, rows in enumerate(data.get("detailed_results") or []):
+        for position, row in enumerate(rows or []):
+            score = row.get("score") if isinstance(row, Mapping) else getattr(row, "score", None)
+            if bad(score):
+                return f"detailed_results[{index}][{position}].score"
+    return None
+
+
 def _evaluators(report: _UpstreamReport) -> set[str]:
     """The evaluator names the report's rows carry."""
     return {str(case.get("evaluator")) for case in report.cases}
@@ -102,9 +141,16 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
                     f"evaluator must name an evaluator in this report; got {evaluator!r}, "
                     f"the report carries: {', '.join(sorted(present)) or '(none)'}"
                 )
-        for index, rows in enumerate(self.detailed_results):
+        for index in range(max(len(self.cases), len(self.detailed_results))):
             case: Mapping[str, Any] = self.cases[index] if index < len(self.cases) else {}
             if evaluator is not None and str(case.get("evaluator")) != evaluator:
+                continue
+            rows = self.detailed_results[index] if index < len(self.detailed_results) else []
+            if not rows:  # the evaluator raised (an Experiment keeps the case with no row) or returned nothing
+                reason = self.reasons[index] if index < len(self.reasons) else ""
+                score = self.scores[index] if index < len(self.scores) else 0.0
+                passed = self.test_passes[index] if index < len(self.test_passes) else False
+                yield case, _no_row(reason, score, passed)
                 continue
             for row in rows:
                 yield case, row
@@ -121,7 +167,8 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
             See `frames.cases_frame`. `status` is `scored`, `unreadable` (a side could not be
             read as the model at all: score 0.0, the reason says why), `not applicable` (no ground truth),
             `other evaluator` (a row from, say, `Equals` in the same experiment), or `error` (scoring
-            raised or crashed its worker in `score_dataset`; the reason names the error). Counts and
+            raised or crashed its worker in `score_dataset`, or the evaluator raised inside an
+            `Experiment`, which records the case without a row; the reason names the error). Counts and
             field scores are empty for rows that were not scored field by field. Rows from the
             `structsim_nb.json_match` evaluators count as scored, with their own counts.
             `reading` lists the values that did not validate and were read leniently.
@@ -209,13 +256,14 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
         Returns:
             `{"cases", "scored", "unreadable", "not_applicable", "errors", "passed", "overall_score",
             "lenient_cases", "lenient_values", "repaired_cases", "notes"}`; `errors` counts rows
-            whose scoring raised or crashed its worker (`score_dataset`). `overall_score` is the
-            upstream rule (`calculate_overall_score`): the mean over applicable rows,
-            not-applicable rows left out; 0.0 when none is applicable. `lenient_cases` and
-            `lenient_values` count the rows with values that did not validate as the model (read
-            leniently) and those values; `repaired_cases` the rows with a truncated answer that
-            was repaired. `notes` says each of those in a sentence ("3 cases had 5 values that
-            did not validate ..."), and is empty when there is nothing to say.
+            whose scoring raised or crashed its worker (`score_dataset`), and cases whose evaluator
+            raised inside an `Experiment`. `overall_score` is the upstream rule
+            (`calculate_overall_score`): the mean over applicable rows, not-applicable rows left
+            out; 0.0 when none is applicable. `lenient_cases` and `lenient_values` count the rows
+            with values that did not validate as the model (read leniently) and those values;
+            `repaired_cases` the rows with a truncated answer that was repaired. `notes` says each
+            of those in a sentence ("3 cases had 5 values that did not validate ..."), and is
+            empty when there is nothing to say.
         """
         table = self.cases_frame(evaluator=evaluator)
         counts = table["status"].value_counts()
@@ -331,7 +379,8 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
 
         Unlike the upstream `to_file` (plain `json.dump`), pydantic writes `datetime.date`,
         `Decimal` and nested models in case inputs and outputs, so such reports save. The same
-        report always writes the same bytes.
+        report always writes the same bytes. The file starts with `"format_version":
+        FORMAT_VERSION`. A NaN or infinite value inside row metadata is written as `null`.
 
         Args:
             path: Destination. A path without a suffix gets `.json`; another suffix is an error.
@@ -340,22 +389,35 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
             The path written.
 
         Raises:
-            ValueError: If `path` has a suffix other than `.json`.
+            ValueError: If `path` has a suffix other than `.json`, or a score is NaN or infinite
+                (JSON has no such number: saved, it would read back as something else).
         """
         target = Path(path)
         if not target.suffix:
             target = target.with_suffix(".json")
         elif target.suffix != ".json":
             raise ValueError(f"report path must end in .json (or have no suffix); got {str(path)!r}")
-        return write_text_atomic(target, self.model_dump_json(indent=2) + "\n")
+        where = _first_non_finite(
+            {"overall_score": self.overall_score, "scores": self.scores, "detailed_results": self.detailed_results}
+        )
+        if where is not None:
+            raise ValueError(
+                f"report scores must be finite numbers to be saved; {where} is not. Fix the evaluator that "
+                "produced it, or replace the score before saving"
+            )
+        # The version goes first, before the model's own fields (the dump always opens with "{\n").
+        text = self.model_dump_json(indent=2)
+        return write_text_atomic(target, f'{{\n  "format_version": {FORMAT_VERSION},\n{text[2:]}\n')
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> StructuredOutputReport:
         """Load a saved report (ours or any Strands Evals report) as this class.
 
         Raises:
-            ReportFileError: If the file is missing, not UTF-8, not JSON, or not a report; the
-                message names the file and the first problem.
+            ReportFileError: If the file is missing, not UTF-8, not JSON (or holds a number
+                longer than Python converts, or nests too deeply), not a report, written in a
+                newer format (`format_version` over `FORMAT_VERSION`: upgrade structsim-nb), or
+                has a NaN or infinite score; the message names the file and the first problem.
         """
         source = Path(path)
         try:
@@ -370,8 +432,22 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
             raise ReportFileError(
                 f"report file {str(source)!r} must be JSON; line {exc.lineno}, column {exc.colno}: {exc.msg}"
             ) from exc
+        except RecursionError:
+            raise ReportFileError(f"report file {str(source)!r} nests too deeply to read") from None
+        except ValueError as exc:  # a number with more digits than Python converts
+            raise ReportFileError(f"report file {str(source)!r} cannot be read: {exc}") from None
+        if isinstance(data, dict):
+            _check_version(source, data.get("format_version", 1))
+            where = _first_non_finite(data)
+            if where is not None:
+                raise ReportFileError(
+                    f"report file {str(source)!r} has a score that is not a finite number at {where}; a report's "
+                    "scores must be numbers. Fix the file, or the evaluator that wrote it"
+                )
         try:
             return cls.model_validate(data)
+        except RecursionError:
+            raise ReportFileError(f"report file {str(source)!r} nests too deeply to read") from None
         except ValidationError as exc:
             first = exc.errors(include_url=False)[0]
             where = ".".join(map(str, first["loc"])) or "(root)"
@@ -379,3 +455,17 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
                 f"report file {str(source)!r} is not a Strands Evals report: {where}: {first['msg']} "
                 f"({exc.error_count()} problem(s) in all)"
             ) from exc
+
+
+def _check_version(source: Path, version: Any) -> None:
+    """Refuse a report file whose `format_version` this package cannot read."""
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ReportFileError(
+            f"report file {str(source)!r} has format_version {version!r}; it must be a whole number of at "
+            "least 1. The file is damaged, or was not written by structsim-nb"
+        )
+    if version > FORMAT_VERSION:
+        raise ReportFileError(
+            f"report file {str(source)!r} was written by a newer structsim-nb (report format {version}; this "
+            f"version reads format {FORMAT_VERSION} and older). Upgrade structsim-nb: pip install -U structsim-nb"
+        )

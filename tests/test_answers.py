@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from structsim_nb.answers import FORMS, ParsedAnswer, parse_answer
@@ -188,11 +189,50 @@ class TestSafety:
         assert parse_answer("[[[1]]]", max_depth=2).value != [[[1]]]
         assert parse_answer("[[[1]]]").value == [[[1]]]
 
-    def test_several_megabytes(self) -> None:
+    def test_several_megabytes_are_read_from_the_end_and_say_so(self) -> None:
         big = "x " * 1_500_000 + '{"a": 1}'
         parsed = parse_answer(big)
-        assert parsed.form == "none" and "max_chars" in parsed.message
-        assert parse_answer(big, max_chars=4_000_000).value == {"a": 1}
+        assert parsed.value == {"a": 1} and parsed.truncated
+        assert parsed.span is not None and big[parsed.span[0] : parsed.span[1]] == '{"a": 1}'
+        assert "only the last 1,000,000 of 3,000,008 characters were read" in parsed.message
+        whole = parse_answer(big, max_chars=4_000_000)
+        assert whole.value == {"a": 1} and not whole.truncated
+        lost = parse_answer('{"a": 1} ' + "x " * 1_000_000)
+        assert lost.form == "none" and lost.truncated and "max_chars" in lost.message
+
+    def test_a_long_json_answer_is_read_whole_without_truncation(self) -> None:
+        value = [{"i": i, "text": "x" * 20} for i in range(60_000)]
+        parsed = parse_answer(json.dumps(value))
+        assert parsed.value == value and parsed.form == "json" and not parsed.truncated
+
+    @pytest.mark.parametrize("text", ["1" * 5_000, "The answer is " + "7" * 5_000, "[" + "1" * 5_000 + "]"])
+    def test_numbers_longer_than_python_converts_are_refused_not_raised(self, text: str) -> None:
+        parsed = parse_answer(text)
+        assert parsed.form == "none"
+        assert "5,000-digit number is longer than Python converts" in parsed.message or (
+            "a number has 5,000 digits, more than Python converts" in parsed.message
+        )
+
+    def test_a_huge_integer_inside_json_is_refused_and_an_earlier_structure_read(self) -> None:
+        parsed = parse_answer('{"a": 1} then {"b": ' + "9" * 5_000 + "}")
+        assert parsed.value == {"a": 1} and parsed.form == "embedded"
+
+    def test_a_long_last_line_is_still_read(self) -> None:
+        assert parse_answer("I counted.\n" + " " * 300 + "Answer: " + " " * 300 + "34 .").value == 34
+        assert parse_answer("I counted.\n34" + " " * 50_000 + "x").form == "none"
+
+    def test_structures_that_fail_late_leave_the_inner_one_found(self) -> None:
+        assert parse_answer("[[[1, 2] x] y]").value == [1, 2]
+        assert parse_answer("[" * 90 + "1," * 1000 + "x" + "]" * 90).form == "none"
+        assert parse_answer("{'a': [true]} and more").value == [True]  # JSON inside a Python-ish dict
+
+    def test_think_blocks_keep_offsets_with_case_changing_characters(self) -> None:
+        text = "\u0130" * 3 + '<THINK>{"draft": 1}</THINK> {"final": 2}'
+        parsed = parse_answer(text)
+        assert parsed.value == {"final": 2} and text[parsed.span[0] : parsed.span[1]] == '{"final": 2}'
+
+    def test_raw_string_literals_keep_their_brackets(self) -> None:
+        assert parse_answer(r"Result: {'pattern': r'[a-z]+\d', 'n': 1}").value == {"pattern": "[a-z]+\\d", "n": 1}
 
     def test_a_large_json_answer_is_still_read_whole(self) -> None:
         value = [{"i": i} for i in range(200_000)]
@@ -212,8 +252,17 @@ _json = st.recursive(
 )
 
 
+#: Time one example may take: a linear parser needs well under a second on these inputs (on a busy shared machine
+#: too), a quadratic one minutes.
+BUDGET = datetime.timedelta(seconds=5)
+UNITS = [
+    "[", "{", "(", "[1,", "{'a': ", '{"a": [', "'a',", '"', "'", "x]", "]", ")", " ", "\n", "```", "```json\n",
+    "Answer:", "answer is ", "<think>", "</think>", "<answer>", "1", "1,", "\\", "#", "\ud800", "AB1-", ".5",
+]  # fmt: skip
+
+
 class TestProperties:
-    @settings(max_examples=150, deadline=None)
+    @settings(max_examples=150, deadline=BUDGET)
     @given(st.text(max_size=300))
     def test_never_raises_on_any_text(self, text: str) -> None:
         parsed = parse_answer(text)
@@ -221,10 +270,25 @@ class TestProperties:
         assert (parsed.span is None) == (parsed.form == "none")
         json.dumps(parsed.value)
 
-    @settings(max_examples=100, deadline=None)
+    @settings(max_examples=100, deadline=BUDGET)
     @given(st.text(alphabet="{}[]()'\"\\:,\n ab1", max_size=400))
     def test_never_raises_on_bracket_soup(self, text: str) -> None:
         assert parse_answer(text).form in FORMS
+
+    @settings(max_examples=120, deadline=BUDGET, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        st.sampled_from(["", "Final Answer: ", "```\n", '{"a": ', "The answer is "]),
+        st.lists(st.sampled_from(UNITS), min_size=1, max_size=3).map("".join),
+        st.integers(2_000, 8_000),
+        st.sampled_from(["", "x", "]", '{"a": 1}', "\n```", " 34"]),
+    )
+    def test_returns_within_the_budget_on_long_adversarial_text(
+        self, head: str, unit: str, count: int, tail: str
+    ) -> None:
+        text = head + unit * count + tail
+        parsed = parse_answer(text)
+        assert parsed.form in FORMS
+        json.dumps(parsed.value)
 
     @settings(max_examples=150, deadline=None)
     @given(
@@ -249,7 +313,7 @@ class TestPlainValues:
             parsed.append(original(text, *args, **kwargs))
             return parsed[-1]
 
-        monkeypatch.setattr("structsim_nb.answers.json.loads", loads)
+        monkeypatch.setattr("structsim_nb._candidates.json.loads", loads)  # where the candidates are read
         value = parse_answer('{"a": [1, {"b": null}], "c": "x"}').value
         assert value == {"a": [1, {"b": None}], "c": "x"} and value is parsed[-1]
 

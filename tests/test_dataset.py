@@ -266,6 +266,84 @@ def test_ctrl_c_stops_a_pool_run_without_writing_a_report(tmp_path):
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
+def _workers_of(process_id: int, count: int, timeout: float = 60.0) -> list[Any]:
+    """The child processes of `process_id` once there are `count` of them (psutil)."""
+    import time
+
+    import psutil
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        children = psutil.Process(process_id).children(recursive=True)
+        if len(children) >= count:
+            return children
+        time.sleep(0.1)
+    raise AssertionError(f"process {process_id} never started {count} workers")
+
+
+def _gone(processes: list[Any], timeout: float = 20.0) -> list[Any]:
+    """The processes still alive after `timeout` seconds (zombies count as gone)."""
+    import psutil
+
+    _, alive = psutil.wait_procs(processes, timeout=timeout)
+    return [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
+def test_a_signal_stops_every_worker_of_a_pool_run(tmp_path, signal_name):
+    """SIGTERM (a CI cancel, a kernel restart) and Ctrl-C stop the workers with the run: none survives."""
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "report.json"
+    process = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED_RUN, str(Path(__file__).parent), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
+    workers = _workers_of(process.pid, 2)
+    process.send_signal(getattr(signal, signal_name))
+    stdout, stderr = process.communicate(timeout=60)
+    if signal_name == "SIGTERM":
+        assert process.returncode == -signal.SIGTERM, stderr  # ended by SIGTERM, as without us
+    else:
+        assert process.returncode == 130 and "interrupted" in stdout, stderr
+    assert _gone(workers) == []
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+_KILLED_RUN = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from test_dataset import MODEL, make_pairs
+from structsim_nb import score_dataset
+
+print("scoring", flush=True)
+score_dataset(make_pairs(4000), model_cls=MODEL, workers=2, progress=False)
+"""
+
+
+def test_workers_die_with_a_parent_killed_outright(tmp_path):
+    """kill -9 runs no cleanup at all; on Linux the workers still follow their parent (PR_SET_PDEATHSIG)."""
+    import signal
+    import subprocess
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("parent-death signals are Linux only")
+    process = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_RUN, str(Path(__file__).parent)], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
+    workers = _workers_of(process.pid, 2)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    assert _gone(workers) == []
+
+
 class TestInputForms:
     def test_instances_dicts_json_text_and_tuples_score_the_same(self, pairs):
         sample = pairs[:20]
@@ -343,6 +421,31 @@ class TestBadInput:
     def test_a_missing_file(self, tmp_path):
         with pytest.raises(PairsFileError, match="was not found"):
             score_dataset(tmp_path / "nope.jsonl", model_cls=Invoice)
+
+    def test_a_bad_byte_is_reported_on_its_own_line(self, tmp_path):
+        path = tmp_path / "pairs.jsonl"
+        good = json.dumps({"expected": {"invoice_id": "1"}, "actual": {"invoice_id": "1"}}).encode()
+        path.write_bytes(b"\n".join([good] * 2000 + [b'{"expected": "\xff"}'] + [good] * 5) + b"\n")
+        with pytest.raises(PairsFileError, match=r"line 2001 is not: invalid start byte at byte 15 of the line"):
+            list(read_pairs(path))
+
+    def test_a_byte_order_mark_is_read(self, tmp_path):
+        path = tmp_path / "pairs.jsonl"
+        path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"expected": {}, "actual": {}}).encode() + b"\n")
+        assert [pair["expected"] for pair in read_pairs(path)] == [{}]
+
+    @pytest.mark.parametrize(
+        ("line", "message"),
+        [
+            ('{"expected": ' + "9" * 5000 + ', "actual": {}}', "line 1 cannot be read: Exceeds the limit"),
+            ('{"expected": ' + "[" * 100_000 + "]" * 100_000 + ', "actual": {}}', "line 1 nests too deeply"),
+        ],
+    )
+    def test_huge_numbers_and_deep_lines_are_pairs_file_errors(self, tmp_path, line, message):
+        path = tmp_path / "pairs.jsonl"
+        path.write_text(line + "\n", encoding="utf-8")
+        with pytest.raises(PairsFileError, match=message):
+            list(read_pairs(path))
 
     def test_a_bad_item_is_named_before_scoring(self):
         with pytest.raises(TypeError, match=r"pairs\[1\] must be a mapping"):

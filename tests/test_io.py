@@ -110,3 +110,20 @@ def test_replacing_keeps_the_old_file_mode(tmp_path):
     path.chmod(0o640)
     write_text_atomic(path, "new")
     assert path.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_temporary_file_a_killed_process_left_is_removed_by_the_next_write(tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (tmp_path / f".out.txt.{dead.pid}.abc123.tmp").write_text("half")
+    (tmp_path / f".out.txt.{os.getppid()}.def456.tmp").write_text("a live writer's")
+    (tmp_path / ".other.txt.1.x.tmp").write_text("another file's")
+    write_text_atomic(tmp_path / "out.txt", "new")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".other.txt.1.x.tmp",
+        f".out.txt.{os.getppid()}.def456.tmp",
+        "out.txt",
+    ]

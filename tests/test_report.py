@@ -363,6 +363,93 @@ class TestFromFileErrors:
         assert issubclass(ReportFileError, StructsimError)
 
 
+class Explodes(Equals):
+    """An evaluator that raises, as any evaluator might inside an Experiment."""
+
+    def evaluate(self, evaluation_case):
+        if evaluation_case.name == "bad":
+            raise ValueError("Exceeds the limit (4300 digits) for integer string conversion")
+        return super().evaluate(evaluation_case)
+
+
+class TestRowsWhoseScoringRaised:
+    """An Experiment records an evaluator that raised as a case with no row; the views still show it."""
+
+    def test_the_case_is_an_error_row_and_counted(self, run_experiment):
+        report = run_experiment({"good": ("a", "a"), "bad": ("b", "b"), "last": ("c", "x")}, [Explodes()])
+        assert report.detailed_results[1] == []  # what the Experiment recorded
+        frame = report.cases_frame()
+        assert list(frame["case"]) == ["good", "bad", "last"]
+        bad = frame.iloc[1]
+        assert (bad["status"], bad["score"], bad["test_pass"]) == ("error", 0.0, False)
+        assert "Exceeds the limit" in bad["reason"]
+        summary = report.summary()
+        assert summary["cases"] == 3 and summary["errors"] == 1 and summary["passed"] == 1
+
+    def test_a_real_evaluator_that_raises(self, run_experiment):
+        class Bad(StructuredOutputSimilarity):
+            def evaluate(self, evaluation_case):
+                raise RecursionError("maximum recursion depth exceeded")
+
+        report = run_experiment({"doc": (RECEIPT, RECEIPT)}, [Bad(Receipt)])
+        assert report.summary()["errors"] == 1 and report.cases_frame()["status"].tolist() == ["error"]
+
+
+class TestFormatVersionAndNaN:
+    def test_the_file_says_its_format_version_first(self, invoice_report, tmp_path):
+        from structsim_nb.report import FORMAT_VERSION
+
+        text = invoice_report.to_file(tmp_path / "r.json").read_text()
+        assert text.startswith('{\n  "format_version": 1,\n  "overall_score"') and FORMAT_VERSION == 1
+        assert json.loads(text)["format_version"] == 1
+        assert EvaluationReport.model_validate_json(text).scores == invoice_report.scores  # upstream still reads it
+
+    def test_a_newer_format_says_upgrade(self, invoice_report, tmp_path):
+        path = invoice_report.to_file(tmp_path / "r.json")
+        data = json.loads(path.read_text())
+        data["format_version"] = 2
+        path.write_text(json.dumps(data))
+        with pytest.raises(ReportFileError, match="newer structsim-nb .*Upgrade structsim-nb: pip install -U"):
+            StructuredOutputReport.from_file(path)
+        data["format_version"] = "1"
+        path.write_text(json.dumps(data))
+        with pytest.raises(ReportFileError, match="format_version '1'; it must be a whole number"):
+            StructuredOutputReport.from_file(path)
+
+    def test_a_file_without_a_version_reads_as_version_1(self, invoice_report, tmp_path):
+        path = tmp_path / "old.json"
+        path.write_text(invoice_report.model_dump_json())
+        assert StructuredOutputReport.from_file(path).scores == invoice_report.scores
+
+    def test_nan_scores_are_refused_when_saving(self, invoice_report, tmp_path):
+        broken = invoice_report.model_copy(update={"scores": [math.nan, *invoice_report.scores[1:]]})
+        with pytest.raises(ValueError, match=r"scores\[0\] is not"):
+            broken.to_file(tmp_path / "r.json")
+        assert list(tmp_path.iterdir()) == []
+
+    @pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+    def test_nan_scores_are_refused_when_loading(self, invoice_report, tmp_path, token):
+        path = invoice_report.to_file(tmp_path / "r.json")
+        text = path.read_text()
+        first = str(invoice_report.scores[0])
+        path.write_text(text.replace(f'"scores": [\n    {first}', f'"scores": [\n    {token}', 1))
+        with pytest.raises(ReportFileError, match=r"not a finite number at scores\[0\]"):
+            StructuredOutputReport.from_file(path)
+
+    @pytest.mark.parametrize(
+        ("content", "message"),
+        [
+            ('{"overall_score": ' + "1" * 5000 + "}", "cannot be read: Exceeds the limit"),
+            ("[" * 100_000 + "]" * 100_000, "nests too deeply"),
+        ],
+    )
+    def test_huge_numbers_and_deep_files_are_report_file_errors(self, tmp_path, content, message):
+        path = tmp_path / "r.json"
+        path.write_text(content)
+        with pytest.raises(ReportFileError, match=message):
+            StructuredOutputReport.from_file(path)
+
+
 def test_invoice_model_is_what_the_report_holds():
     """The save/load tests rely on the reference model holding a date."""
     assert Invoice.model_fields["invoice_date"].annotation == datetime.date | None

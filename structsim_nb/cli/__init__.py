@@ -3,16 +3,20 @@
 No scoring logic lives here: every command calls the same functions a notebook would. One module
 per command (`demo`, `evaluate`, `record`, `compare`), each with `add_parser` and `run`; `_common` holds the
 exit codes and the terminal tables. Exit codes: 0 ok, 1 the run finished but something failed,
-2 bad input, 3 runtime error (and 4-8 for `record`, see `structsim-nb record --help`).
+2 bad input, 3 runtime error (and 4-8 for `record`, see `structsim-nb record --help`), 130 Ctrl-C,
+143 SIGTERM (which runs the same cleanup as Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import logging
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 
 from . import compare, demo, evaluate, record
 from ._common import (
@@ -79,6 +83,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextlib.contextmanager
+def _sigterm_handled() -> Iterator[None]:
+    """SIGTERM raises `Terminated` for the whole command, so `main` reports it and returns 143."""
+    from .._signals import clear_terminated, raise_if_terminated, raise_terminated
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        yield
+        raise_if_terminated()  # a SIGTERM whose exception was swallowed on the way
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        clear_terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
@@ -90,8 +111,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     handler.setLevel(level)
     logging.basicConfig(level=level, handlers=[handler])
+    from .._signals import Terminated
+
     try:
-        return int(args.handler(args))
-    except KeyboardInterrupt:
-        print("interrupted; nothing partial was written", file=sys.stderr)
-        return 130
+        # SIGTERM (a CI cancel) runs the same cleanup as Ctrl-C: worker processes stop, staging goes.
+        with _sigterm_handled():
+            return int(args.handler(args))
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, Terminated)
+        print(f"interrupted by {'SIGTERM' if terminated else 'Ctrl-C'}", file=sys.stderr)
+        return 143 if terminated else 130

@@ -41,7 +41,12 @@ examples:
       --scenario-ids 11,12 --workers 2
 
 exit codes: 0 every run passed and everything joined, 1 a run failed or errored or something did not
-join, 2 bad input (a missing folder, an unknown scorer, a bad option).
+join, 2 bad input (a missing folder, an unknown scorer, a bad option, a reports folder that holds
+other files), 130 Ctrl-C, 143 SIGTERM.
+
+--reports-dir is the run's own folder: it is replaced as a whole (an earlier evaluate's reports
+go), and refused if it holds files evaluate did not write. Reports are written into a hidden
+staging folder and moved into place at once, so an interrupted run writes nothing.
 """
 
 
@@ -131,6 +136,12 @@ def add_parser(commands: Any) -> None:
         help="exact_match / json_field_match / json_diff: a null differs from a missing field "
         "(default: they read alike, as StructuredOutputSimilarity reads them)",
     )
+    evaluate.add_argument(
+        "--full-results",
+        action="store_true",
+        help="repeat every per-run report inside _aggregate.json (default: each result keeps its summary; the "
+        "detail is in the run's own file)",
+    )
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar (it only shows on a terminal)")
     evaluate.add_argument(
         "--workers", type=workers_arg, metavar="N", help="score on N worker processes (default: in this process)"
@@ -145,8 +156,14 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Score the trajectories, write the reports, print the summary; the exit code."""
-    from ..errors import FieldPathError, SchemaLoadError, UnknownScorerError
+    from .._signals import Terminated
+    from ..errors import FieldPathError, ReportsFolderError, SchemaLoadError, UnknownScorerError
     from ..trajectories.runner import read_scenario_ids, run_evaluation
+
+    for stream in (sys.stdout, sys.stderr):  # ids and answers may hold characters a terminal cannot encode
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
     options = {"schema": args.schema} if args.schema else {}
     # Options of the JSON match scorers (structsim_nb.json_match); only those given are passed.
@@ -191,34 +208,34 @@ def run(args: argparse.Namespace) -> int:
             executor=executor,
             scenario_ids=read_scenario_ids(args.scenario_ids) if args.scenario_ids else None,
             generated_at=generated_at,
+            full_results=args.full_results,
         )
+    except KeyboardInterrupt as exc:
+        what = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+        written = getattr(exc, "reports_written", None)
+        if written is not None:
+            print(f"interrupted by {what} after the reports were written: {written} holds this run's reports")
+        else:
+            print(f"interrupted by {what}: nothing was written; {args.reports_dir} is as it was", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
     except (
         UnknownScorerError,
         SchemaLoadError,
         FieldPathError,
+        ReportsFolderError,
         ValueError,
         FileNotFoundError,
         NotADirectoryError,
+        PermissionError,
     ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     finally:
         if client is not None:
             client.close()
-    page_path = _write_page(result)
     print_summary(result)
-    print(f"Page written: {page_path}")
+    print(f"Page written: {result.page_path}")
     return _exit_code(result.aggregate)
-
-
-def _write_page(result: EvaluationRun) -> Any:
-    """`_aggregate.html` beside `_aggregate.json`: the same runs as a page to open in a browser."""
-    from .._io import write_text_atomic
-    from ..trajectories.runs_page import runs_page
-
-    path = result.aggregate_path.with_suffix(".html")
-    # The same runs give the same bytes wherever the folder is (no path in the page).
-    return write_text_atomic(path, runs_page(result.aggregate))
 
 
 def _line(prefix: str, reason: Any) -> str:
@@ -231,7 +248,7 @@ def _line(prefix: str, reason: Any) -> str:
 
 def print_summary(result: EvaluationRun) -> None:
     """The per-run table, every run that errored and every record that did not join (one line each,
-    the file named, with the reason), the problems, and the totals."""
+    the file named, with the reason), the problems, what was skipped, and the totals."""
     import pandas as pd
 
     aggregate = result.aggregate
@@ -269,6 +286,10 @@ def print_summary(result: EvaluationRun) -> None:
         print("\nProblems:")
         for problem in aggregate["problems"]:
             print(_line(f"  {problem['source']}", problem["message"]))
+    if aggregate.get("skipped"):
+        print("\nSkipped (not read):")
+        for item in aggregate["skipped"]:
+            print(_line(f"  {item['file']}", item["reason"]))
     totals = aggregate["totals"]
     rate = "n/a" if totals["pass_rate"] is None else f"{totals['pass_rate']:.1%}"
     print(

@@ -67,6 +67,26 @@ def _case_names(results: list[Mapping[str, Any]]) -> list[str]:
     ]
 
 
+def _run_report(folder: Path, result: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's own report file (named in its aggregate entry), or {} when the entry names none.
+
+    Raises:
+        ReportFileError: If the file is missing or not JSON: the folder was changed after evaluate wrote it.
+    """
+    name = result.get("report")
+    if not isinstance(name, str):
+        return {}
+    path = folder / name
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ReportFileError(
+            f"the run report {str(path)!r} that {AGGREGATE} lists must be readable JSON; it is not ({exc}). "
+            "Run structsim-nb evaluate again to rewrite the folder"
+        ) from None
+    return data if isinstance(data, dict) else {}
+
+
 def read_reports_folder(folder: str | os.PathLike[str]) -> tuple[StructuredOutputReport, list[str]]:
     """A `structsim-nb evaluate` reports folder as a report: one case per scored run, named by scenario id.
 
@@ -114,6 +134,8 @@ def read_reports_folder(folder: str | os.PathLike[str]) -> tuple[StructuredOutpu
     cases, rows = [], []
     for name, result in zip(_case_names(results), results, strict=True):
         score = result["score"]
+        if "details" not in score:  # the aggregate keeps each run's summary; its report file has the detail
+            score = {**score, **(_run_report(Path(folder), result).get("score") or {})}
         details = score.get("details") if isinstance(score.get("details"), dict) else {}
         metadata: dict[str, Any]
         if result.get("status") == "error":

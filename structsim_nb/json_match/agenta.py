@@ -32,7 +32,12 @@ def exact(actual: Any, expected: Any) -> bool:
     if isinstance(actual, str) and isinstance(expected, str):
         return actual == expected
     if isinstance(actual, dict) and isinstance(expected, dict):
-        return json.dumps(actual, sort_keys=True, default=repr) == json.dumps(expected, sort_keys=True, default=repr)
+        try:
+            return json.dumps(actual, sort_keys=True, default=repr) == json.dumps(
+                expected, sort_keys=True, default=repr
+            )
+        except (ValueError, TypeError, RecursionError):  # Agenta would raise; only a note depends on this
+            return False
     return False
 
 
@@ -40,7 +45,7 @@ def contains(text: str) -> bool:
     """Agenta's `auto_contains_json_v0` on text: parse the first-`{`-to-last-`}` span."""
     try:
         json.loads(text[text.index("{") : text.rindex("}") + 1])
-    except ValueError:
+    except (ValueError, RecursionError):  # too deep or too many digits: Agenta would raise, so not found
         return False
     return True
 
@@ -98,7 +103,7 @@ def field_scores(actual: Any, expected: Any, fields: Sequence[str | FieldPath]) 
     if isinstance(gt, str):
         try:
             gt = json.loads(gt)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     elif not isinstance(gt, dict):
         return None
@@ -107,7 +112,7 @@ def field_scores(actual: Any, expected: Any, fields: Sequence[str | FieldPath]) 
     if isinstance(out, str):
         try:
             out = json.loads(out)
-        except ValueError:
+        except (ValueError, RecursionError):
             out = _MISSING
     if not isinstance(out, dict):
         return dict.fromkeys(names, 0.0)

@@ -47,6 +47,7 @@ from .values import (
     check_threshold,
     drop_nulls,
     json_type,
+    load_json_text,
     read_expected,
     read_output,
     read_text,
@@ -157,19 +158,16 @@ def exact_match(
         out: Any = actual
     else:
         if isinstance(gt, str):
-            try:
-                gt = json.loads(gt)
-                how = "expected read as JSON text"
-            except json.JSONDecodeError:
-                pass
+            loaded, value, _ = load_json_text(gt)
+            if loaded:
+                gt, how = value, "expected read as JSON text"
         else:
             gt = read_expected(gt)
         if isinstance(actual, str):  # the ground truth is structured: the whole text must be JSON
-            try:
-                out = json.loads(actual)
-            except json.JSONDecodeError as exc:
+            loaded, out, why = load_json_text(actual)
+            if not loaded:
                 reason = (
-                    f"not equal: output is not JSON text ({exc.msg}); exact match reads only a whole-text JSON "
+                    f"not equal: output is not JSON text ({why}); exact match reads only a whole-text JSON "
                     "value, not one embedded in prose or a fenced block"
                 )
                 return JsonMatchResult("exact_match", 0.0, False, reason, error="unreadable")
@@ -345,15 +343,16 @@ def json_field_match(
     paths = parse_fields(fields)
     bar = check_threshold(threshold, 1.0)
     check_both_absent(both_absent)
-    # Only the configured paths are read (each value checked as JSON where it is used), so a large
-    # document costs its fields, not its size.
-    gt = read_expected(expected, deep=False)
+    # Both sides are checked whole, as the other evaluators check them: a value that is not JSON data
+    # (a set, a cycle, nesting past the limit) anywhere makes the output unreadable or the ground truth
+    # an error, whichever fields are configured.
+    gt = read_expected(expected)
     if not isinstance(gt, (dict, list)):
         raise GroundTruthError(
             f"expected must be a JSON object or array to have fields; got the {json_type(gt)} {short(gt)}. "
             "Use exact_match for a single value"
         )
-    read = read_output(actual, deep=False)
+    read = read_output(actual)
     theirs = agenta.field_scores(actual, expected, paths)  # None: Agenta raises on this ground truth
     notes: list[str] = []
     if theirs is None:

@@ -21,10 +21,20 @@ from typing import Any
 from pydantic import BaseModel
 from strands.agent.agent_result import AgentResult
 
-from ..answers import parse_answer
+from ..answers import MAX_DEPTH, parse_answer
 from ..errors import GroundTruthError
 
-__all__ = ["JsonRead", "as_json", "drop_nulls", "json_type", "read_expected", "read_output", "read_text", "same_value"]
+__all__ = [
+    "JsonRead",
+    "as_json",
+    "drop_nulls",
+    "json_type",
+    "load_json_text",
+    "read_expected",
+    "read_output",
+    "read_text",
+    "same_value",
+]
 
 
 def same_value(expected: Any, predicted: Any, *, ignore_case: bool = False, strip: bool = False) -> bool:
@@ -109,8 +119,11 @@ def json_type(value: Any) -> str:
 
 
 def short(value: Any, limit: int = 60) -> str:
-    """`value` as at most `limit` characters of JSON (strings quoted), for reasons."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+    """`value` as at most `limit` characters of JSON (strings quoted), for reasons; never raises."""
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+    except (ValueError, RecursionError):  # an integer past Python's digit limit, a cycle, deep nesting
+        text = f"<{type(value).__name__} that cannot be shown>"
     text = repr(text) if isinstance(value, str) else text
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -121,48 +134,81 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 def as_json(value: Any) -> tuple[bool, Any]:
     """`(True, json_value)` for JSON data (tuples become lists), `(False, None)` for anything else.
 
+    See `_as_json` for what is refused and what is copied.
+    """
+    ok, converted, _ = _as_json(value)
+    return ok, converted
+
+
+def _as_json(value: Any, depth: int = 0, stack: set[int] | None = None) -> tuple[bool, Any, str]:
+    """`(True, json_value, "")` for JSON data (tuples become lists), else `(False, None, why)`.
+
     Plain JSON (dicts with string keys, lists, strings, numbers, booleans, None) comes back as
     the same object, uncopied; a container is copied only where something in it changes (a
-    tuple, a dict or list subclass), so reading a large document costs one walk.
+    tuple, a dict or list subclass), so reading a large document costs one walk. Refused:
+    non-JSON types and non-string keys, nesting deeper than `MAX_DEPTH` (every reader after this
+    one recurses), and a container that holds itself. Recursion is bounded by `MAX_DEPTH`, so
+    this never raises `RecursionError`.
     """
     kind = type(value)
     if kind in _PLAIN:
-        return True, value
-    if kind is dict:
-        copy: Any = None
-        for key, item in value.items():
-            if type(key) is not str and not isinstance(key, str):
-                return False, None
-            ok, converted = as_json(item)
-            if not ok:
-                return False, None
-            if converted is not item:
-                if copy is None:
+        return True, value, ""
+    if not isinstance(value, (list, tuple, dict)):
+        if isinstance(value, (str, bool, int, float)):  # subclasses of the JSON scalars
+            return True, value, ""
+        return False, None, f"holds a {kind.__name__}, which is not JSON data"
+    if depth >= MAX_DEPTH:
+        return False, None, f"nests deeper than {MAX_DEPTH} levels"
+    stack = set() if stack is None else stack
+    if id(value) in stack:
+        return False, None, "contains itself (a reference cycle)"
+    stack.add(id(value))
+    try:
+        if isinstance(value, dict):
+            copy: Any = None if kind is dict else {}
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    return False, None, f"has a {type(key).__name__} key, and JSON keys are strings"
+                ok, converted, why = _as_json(item, depth + 1, stack)
+                if not ok:
+                    return False, None, why
+                if copy is None and converted is not item:
                     copy = dict(value)
-                copy[key] = converted
-        return True, value if copy is None else copy
-    if kind is list:
-        copy = None
+                if copy is not None:
+                    copy[key] = converted
+            return True, value if copy is None else copy, ""
+        items: Any = None if kind is list else []
         for index, item in enumerate(value):
-            ok, converted = as_json(item)
+            ok, converted, why = _as_json(item, depth + 1, stack)
             if not ok:
-                return False, None
-            if converted is not item:
-                if copy is None:
-                    copy = list(value)
-                copy[index] = converted
-        return True, value if copy is None else copy
-    if isinstance(value, (str, bool, int, float)):
-        return True, value
-    if isinstance(value, (list, tuple)):
-        items = [as_json(item) for item in value]
-        return all(ok for ok, _ in items), [item for _, item in items]
-    if isinstance(value, dict):
-        if not all(isinstance(key, str) for key in value):
-            return False, None
-        items_by_key = {key: as_json(item) for key, item in value.items()}
-        return all(ok for ok, _ in items_by_key.values()), {k: v for k, (_, v) in items_by_key.items()}
-    return False, None
+                return False, None, why
+            if items is None and converted is not item:
+                items = list(value)
+            if items is not None:
+                if index < len(items) and kind is list:
+                    items[index] = converted
+                else:
+                    items.append(converted)
+        return True, value if items is None else items, ""
+    finally:
+        stack.discard(id(value))
+
+
+def load_json_text(text: str) -> tuple[bool, Any, str]:
+    """`json.loads(text)` as JSON data, or `(False, None, why)`; never raises.
+
+    Besides syntax errors, refused: numbers with more digits than Python converts, and nesting
+    deeper than `MAX_DEPTH` (`_as_json`).
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return False, None, f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    except RecursionError:
+        return False, None, f"nests deeper than {MAX_DEPTH} levels"
+    except ValueError as exc:  # an integer over Python's conversion limit
+        return False, None, str(exc)
+    return _as_json(value)
 
 
 @dataclass(frozen=True)
@@ -203,12 +249,14 @@ def read_output(actual: Any, *, deep: bool = True) -> JsonRead:
     if isinstance(actual, AgentResult):
         actual = actual.structured_output if actual.structured_output is not None else str(actual)
     if isinstance(actual, BaseModel):
-        return JsonRead(True, actual.model_dump(mode="json"), "model")
+        ok, value, why = _as_json(actual.model_dump(mode="json"))
+        return JsonRead(True, value, "model") if ok else JsonRead(False, how="model", message=f"output {why}")
     if isinstance(actual, str):
         return read_text(actual)
-    ok, value = as_json(actual)
+    ok, value, why = _as_json(actual)
     if not ok:
-        return JsonRead(False, message=f"output of type {type(actual).__name__} is not JSON data")
+        detail = f": it {why}" if isinstance(actual, (dict, list, tuple)) else ""
+        return JsonRead(False, message=f"output of type {type(actual).__name__} is not JSON data{detail}")
     return JsonRead(True, value)
 
 
@@ -221,8 +269,10 @@ def read_text(text: str) -> JsonRead:
     parsed = parse_answer(text)
     if not parsed.found:
         return JsonRead(False, how="none", message=f"output is not JSON: {parsed.message}")
-    # parse_answer returns plain JSON types (lists for tuples, string keys), checked to a depth.
-    return JsonRead(True, parsed.value, parsed.form, parsed.message, parsed.syntax, parsed.span)
+    ok, value, _ = _as_json(parsed.value)
+    if not ok:  # pragma: no cover - parse_answer returns plain JSON types
+        return JsonRead(False, how=parsed.form, message=f"output read as {parsed.form} is not JSON data")
+    return JsonRead(True, value, parsed.form, parsed.message, parsed.syntax, parsed.span)
 
 
 def read_expected(expected: Any, *, deep: bool = True) -> Any:
@@ -239,20 +289,22 @@ def read_expected(expected: Any, *, deep: bool = True) -> Any:
     if not deep and type(expected) in (dict, list):
         return expected
     if isinstance(expected, BaseModel):
-        return expected.model_dump(mode="json")
+        expected = expected.model_dump(mode="json")
     if isinstance(expected, str):
-        try:
-            return json.loads(expected)
-        except json.JSONDecodeError as exc:
+        ok, value, why = load_json_text(expected)
+        if not ok:
             raise GroundTruthError(
                 f"expected must be JSON data or JSON text; got the string {short(expected)}, which is not JSON "
-                f"({exc.msg} at line {exc.lineno}, column {exc.colno}). Store the ground truth as a dict, a list "
-                "or JSON text"
-            ) from None
-    ok, value = as_json(expected)
+                f"({why}). Store the ground truth as a dict, a list or JSON text"
+            )
+        return value
+    ok, value, why = _as_json(expected)
     if not ok:
+        got = type(expected).__name__
+        if isinstance(expected, (dict, list, tuple)):
+            got = f"a {got} that {why}"
         raise GroundTruthError(
-            f"expected must be JSON data (dict, list, str, number, bool or None); got {type(expected).__name__}. "
+            f"expected must be JSON data (dict, list, str, number, bool or None); got {got}. "
             "Convert it to plain JSON types first"
         )
     return value

@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..answers import parse_answer
-from ..errors import FieldPathError
+from ..errors import FieldPathError, GroundTruthError
 from ..json_match.evaluators import check_both_absent, contains_json, exact_match, json_diff, json_field_match
 from ..json_match.paths import parse_fields
 from ..json_match.results import JsonMatchResult
-from ..json_match.values import check_threshold
+from ..json_match.values import check_threshold, read_expected
 from .scorers import ScoreResult, register_scorer
 
 __all__ = [
@@ -43,10 +43,17 @@ def _gold(gold: str) -> Any:
     `python_literal`); a ground truth is never searched for an embedded structure.
     """
     try:
-        return json.loads(gold)
+        value = json.loads(gold)
     except json.JSONDecodeError:
         parsed = parse_answer(gold)
         return parsed.value if parsed.form in ("json", "python_literal") else gold
+    except RecursionError:
+        raise GroundTruthError(
+            "the ground truth nests too deeply to read as JSON; keep groundtruth.txt under 100 levels"
+        ) from None
+    except ValueError as exc:  # a number longer than Python converts
+        raise GroundTruthError(f"the ground truth cannot be read as JSON: {exc}. Fix groundtruth.txt") from None
+    return read_expected(value)  # JSON data within the nesting limit, or GroundTruthError
 
 
 def _fields_option(options: Mapping[str, Any]) -> list[str]:

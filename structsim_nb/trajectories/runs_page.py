@@ -9,7 +9,7 @@ its scorer's details), then whatever did not join and the problems.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -32,10 +32,16 @@ def _parsed(text: Any) -> Any:
     return text
 
 
-def _runs(aggregate: Mapping[str, Any]) -> tuple[pd.DataFrame, list[dict[str, Any] | None]]:
+def _runs(
+    aggregate: Mapping[str, Any], reports: Sequence[Mapping[str, Any]] | None
+) -> tuple[pd.DataFrame, list[dict[str, Any] | None]]:
     rows, details = [], []
-    for result in aggregate.get("results", []):
-        score = result.get("score") or {}
+    results = aggregate.get("results", [])
+    for index, result in enumerate(results):
+        # The aggregate keeps each run's summary; the answer and the scorer's details are in the run's own
+        # report (`reports`, as written), unless the aggregate was written with full_results.
+        full = reports[index] if reports is not None and index < len(reports) else result
+        score = {**(full.get("score") or {}), **(result.get("score") or {})}
         passed = bool(score.get("passed"))
         outcome = "error" if result.get("status") == "error" else ("passed" if passed else "failed")
         rows.append(
@@ -51,7 +57,7 @@ def _runs(aggregate: Mapping[str, Any]) -> tuple[pd.DataFrame, list[dict[str, An
                 "_rank": _RANK[outcome],
             }
         )
-        panes = [{"title": "answer", "value": _parsed(result.get("answer")), "marks": {}}]
+        panes = [{"title": "answer", "value": _parsed(full.get("answer", result.get("answer"))), "marks": {}}]
         if score.get("details"):
             panes.append({"title": f"{aggregate.get('scorer')} details", "value": score["details"], "marks": {}})
         details.append({"reason": result.get("error") or score.get("rationale"), "panes": panes, "tables": []})
@@ -91,11 +97,19 @@ def _listing(title: str, items: list[dict[str, Any]], columns: list[Column]) -> 
     return f"<h3>{title} ({len(items)})</h3>" + page.static_table(frame, shown)
 
 
-def runs_page(aggregate: Mapping[str, Any], *, title: str = "structsim-nb evaluate") -> str:
+def runs_page(
+    aggregate: Mapping[str, Any],
+    *,
+    reports: Sequence[Mapping[str, Any]] | None = None,
+    title: str = "structsim-nb evaluate",
+) -> str:
     """The aggregate of `run_evaluation` (or `_aggregate.json` read back) as a standalone page.
 
     Args:
         aggregate: The aggregate dictionary (`EvaluationRun.aggregate`).
+        reports: Each run's own report, in the order of `aggregate["results"]`, for the answers and the
+            scorer's details (the aggregate keeps only each run's summary unless written with
+            `full_results`). Default None: what the aggregate holds.
         title: The page title. Default "structsim-nb evaluate".
 
     Returns:
@@ -105,7 +119,7 @@ def runs_page(aggregate: Mapping[str, Any], *, title: str = "structsim-nb evalua
     """
     from .. import plot
 
-    runs, details = _runs(aggregate)
+    runs, details = _runs(aggregate, reports)
     outcomes = pd.DataFrame(
         {
             "status": ["error" if status == "error" else "scored" for status in runs["status"]],

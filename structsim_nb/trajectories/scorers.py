@@ -33,7 +33,7 @@ import functools
 import json
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -77,8 +77,14 @@ class ScoreResult:
     details: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as a plain dict."""
-        return asdict(self)
+        """The result as a plain dict; `details` is the same object, not a copy."""
+        return {
+            "scorer": self.scorer,
+            "passed": self.passed,
+            "score": self.score,
+            "rationale": self.rationale,
+            "details": self.details,
+        }
 
 
 class Scorer(Protocol):
@@ -229,7 +235,7 @@ def score_similarity(
     _check_similarity(options)
     try:
         json.loads(gold)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, a number past the digit limit, or too deep
         parsed = parse_answer(gold)
         if not parsed.found or not isinstance(parsed.value, dict):
             raise ScoringError(

@@ -59,13 +59,16 @@ import json
 import logging
 import math
 import re
+import sys
+from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from strands_evals.evaluators.evaluator import Evaluator
 from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationData, EvaluationOutput
 
+from .._phrases import phrases_found
 from ..answers import MAX_DEPTH, parse_answer, strip_think
 from ..errors import StaticJsonError
 
@@ -111,6 +114,8 @@ _METADATA_KEYS = frozenset(
 )
 #: The `groundtruth_eval.json` keys general mode reads (metadata without `mode`).
 _GENERAL_METADATA_KEYS = frozenset({"measure_keys"})
+#: Most containers a value passed as a Python object may hold (shared references could repeat one forever).
+_MAX_VALUES = 5_000_000
 _STOPWORDS = frozenset(
     "a an and are as because by do does for has have is it of or the this to what which why with you".split()
 )
@@ -133,12 +138,15 @@ _RANGE_PAIRS = (
     ("range_start", "range_end"),
 )
 _LETTER = re.compile(r"[A-Za-z]")
+# The choice patterns have one way to match any text (whitespace is read by one quantifier at a
+# time), so each search is linear in the line it reads.
 _CHOICE_MARKERS = r"(?:final answer|answer|option|choice)"
-_CHOICE_FULL = re.compile(rf"\s*(?:{_CHOICE_MARKERS}\s*(?:is|:)?\s*)?[(\[]?([A-Za-z])[)\].:]?\s*", re.I)
-_CHOICE_PHRASE = re.compile(rf"{_CHOICE_MARKERS}\s*(?:is|:)?\s*[(\[]?([A-Za-z])[)\].:]?\s*$", re.I)
+_CHOICE_FULL = re.compile(rf"\s*(?:{_CHOICE_MARKERS}\s*(?:(?:is|:)\s*)?)?[(\[]?([A-Za-z])[)\].:]?\s*", re.I)
+_CHOICE_PHRASE = re.compile(rf"{_CHOICE_MARKERS}\s*(?:(?:is|:)\s*)?[(\[]?([A-Za-z])[)\].:]?\s*$", re.I)
 _CHOICE_TRAILING = re.compile(r"(?:^|[\s,;:])(?:[(\[]([A-Za-z])[)\]][.:]?|([A-Z])[.:]?)\s*$")
-_CHOICE_PREFIX = re.compile(r"\s*(?:<answer>|(?:final answer|answer|output|result|response)\s*:)", re.I)
-_FENCE = re.compile(r"\s*```[A-Za-z0-9_+.-]*[ \t]*\n?(.*?)\n?```\s*", re.S)
+# A marker at the start of the text or after whitespace (never inside a word).
+_CHOICE_PREFIX = re.compile(r"(?<!\S)(?:<answer>|(?:final answer|answer|output|result|response)\s*:)", re.I)
+_FENCE_TAG = re.compile(r"[A-Za-z0-9_+.-]*[ \t]*")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _QUOTED = (
     re.compile(r'"([^"\n]{2,80})"'),
@@ -146,7 +154,8 @@ _QUOTED = (
     re.compile(r"\u2018([^\u2019\n]{2,80})\u2019"),
     re.compile(r"(?<![A-Za-z0-9])'([^'\n]{2,80})'(?![A-Za-z0-9])"),
 )
-_IDENTIFIER = re.compile(r"\b[A-Z]{2,}[A-Z0-9-]*\d+[A-Z0-9-]*\b")
+# Maximal runs of the characters an identifier (PMP42144, FC-101) is made of; see `_identifiers`.
+_IDENTIFIER_RUN = re.compile(r"[A-Z0-9-]+")
 
 
 @dataclass(frozen=True)
@@ -233,8 +242,18 @@ class StaticJsonScore:
     car_score: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The score as a dict of plain JSON types (details as a list of dicts)."""
-        return asdict(self)
+        """The score as a dict of plain JSON types (details as a list of dicts).
+
+        Built field by field rather than with `dataclasses.asdict`, which deep-copies every value;
+        the lists are shared with the score, which is frozen and never changes them.
+        """
+        out = {name: getattr(self, name) for name in _SCORE_FIELDS}
+        out["details"] = [{name: getattr(row, name) for name in _ROW_FIELDS} for row in self.details]
+        return out
+
+
+_SCORE_FIELDS = tuple(item.name for item in fields(StaticJsonScore))
+_ROW_FIELDS = tuple(item.name for item in fields(KeyComparison))
 
 
 def read_answer(value: Any) -> tuple[Any, str]:
@@ -251,7 +270,7 @@ def read_answer(value: Any) -> tuple[Any, str]:
     if parsed.found:
         return parsed.value, parsed.form
     text = strip_think(value)
-    if 0 < len(text) <= 100_000 and (text in ("null", "true", "false", "None", "True", "False") or _is_quoted(text)):
+    if text in ("null", "true", "false", "None", "True", "False") or _is_quoted(text):  # both readers are linear
         try:
             return json.loads(text), "literal"
         except ValueError:
@@ -282,35 +301,42 @@ def extract_choice(answer: str) -> str | None:
        upper-case (`I pick B.`).
 
     Unlike AssetOpsBench, a bare trailing lower-case letter is not read, so the article in
-    "the best pick is a" is not answer A.
+    "the best pick is a" is not answer A. A marker counts at the start of the text or after
+    whitespace. Linear in the answer: no pattern here can re-read a run of whitespace.
 
     Examples:
         >>> extract_choice("Thinking it over, the answer is (c)."), extract_choice("the best pick is a")
         ('C', None)
     """
     text = strip_think(answer)
-    marker = None
-    for match in _CHOICE_PREFIX.finditer(text):
-        if match.start() == 0 or text[match.start() - 1] == "\n" or text[match.start() - 1].isspace():
-            marker = match
+    markers = deque(_CHOICE_PREFIX.finditer(text), maxlen=1)  # the last one
+    marker = markers[0] if markers else None
     if marker is not None:
         text = text[marker.end() :].replace("</answer>", " ").strip()
-    fence = _FENCE.fullmatch(text) if len(text) <= 10_000 else None
-    if fence is not None:
-        text = fence.group(1).strip()
-    whole = _CHOICE_FULL.fullmatch(text) if len(text) <= 200 else None
+    text = _unfence(text)
+    whole = _CHOICE_FULL.fullmatch(text)
     if whole is not None:
         return whole.group(1).upper()
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines or len(lines[-1]) > 500:
+    last = next((line for line in reversed(text.splitlines()) if line.strip()), None)
+    if last is None:
         return None
-    last = lines[-1]
     for pattern in (_CHOICE_FULL.fullmatch, _CHOICE_PHRASE.search, _CHOICE_TRAILING.search):
         found = pattern(last)
         if found is not None:
             letter = next(group for group in found.groups() if group)
             return letter.upper()
     return None
+
+
+def _unfence(text: str) -> str:
+    """The content of `text` when it is one fenced block (an optional language tag on the opening line)."""
+    if len(text) < 6 or not (text.startswith("```") and text.endswith("```")):
+        return text
+    body_start = 3
+    newline = text.find("\n", 3, len(text) - 3)
+    if newline >= 0 and _FENCE_TAG.fullmatch(text, 3, newline):
+        body_start = newline + 1
+    return text[body_start : len(text) - 3].strip()
 
 
 def normalize_value(value: Any) -> str:
@@ -332,10 +358,22 @@ def normalize_value(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.6f}".rstrip("0").rstrip(".")
     if isinstance(value, int):
-        return str(value)
+        try:
+            return str(value)
+        except ValueError:  # over Python's integer-to-text digit limit
+            raise StaticJsonError(
+                f"a number must have at most {sys.get_int_max_str_digits():,} digits to be compared; got one of "
+                f"about {int(value.bit_length() * 0.30103):,}. Pass it as text"
+            ) from None
     text = str(value).strip()
     if _NUMBER_LEAF.fullmatch(text):
-        return normalize_value(float(text)) if ("." in text or "e" in text.lower()) else str(int(text))
+        if "." in text or "e" in text.lower():
+            return normalize_value(float(text))
+        try:
+            return str(int(text))
+        except ValueError:  # more digits than Python converts: the digits themselves, without leading zeros
+            digits = text.lstrip("-").lstrip("0") or "0"
+            return f"-{digits}" if text.startswith("-") and digits != "0" else digits
     lower = text.lower()
     if lower in ("null", "none"):
         return "none"
@@ -440,8 +478,6 @@ def _finite(text: str) -> float | None:
 
 def _gold_range(text: str) -> tuple[float, float] | None:
     """A range written in a gold leaf (`10-20`, `10 to 20`, `between 10 and 20`, `min: 10 ... max: 20`)."""
-    if len(text) > 200:
-        return None
     match = _RANGE_FULL.fullmatch(text) or _RANGE_BETWEEN.search(text) or _RANGE_BOUNDS.search(text)
     if match is None:
         return None
@@ -492,6 +528,41 @@ def _compare(
     return KeyComparison(key, g, m, exact, match_type, similarity, exact or numeric_match, numeric, in_range, delta_1)
 
 
+def _check_nesting(value: Any, side: str) -> None:
+    """Refuse a value nested deeper than `MAX_DEPTH`, holding itself, or of more than `_MAX_VALUES` values.
+
+    Checked before anything recurses into the value (a Python caller may pass any object; text
+    never parses to such values). One iterative pass, linear in the values visited.
+
+    Raises:
+        StaticJsonError: Naming the side and what was wrong.
+    """
+    if not isinstance(value, (Mapping, list, tuple)):
+        return
+    on_path: set[int] = set()
+    stack: list[tuple[Any, int, bool]] = [(value, 0, False)]
+    visited = 0
+    while stack:
+        item, depth, leaving = stack.pop()
+        if leaving:
+            on_path.discard(id(item))
+            continue
+        visited += 1
+        if depth > MAX_DEPTH:
+            raise StaticJsonError(
+                f"the {side} must nest at most {MAX_DEPTH} levels; it goes deeper. Flatten it or score it with "
+                "another scorer"
+            )
+        if id(item) in on_path:
+            raise StaticJsonError(f"the {side} must be a tree of values; it contains itself (a reference cycle)")
+        if visited > _MAX_VALUES:
+            raise StaticJsonError(f"the {side} must hold at most {_MAX_VALUES:,} values; it holds more")
+        on_path.add(id(item))
+        stack.append((item, depth, True))
+        children = item.values() if isinstance(item, Mapping) else item
+        stack.extend((child, depth + 1, False) for child in children if isinstance(child, (Mapping, list, tuple)))
+
+
 def _measure_keys(value: Any) -> frozenset[str] | None:
     if value is None:
         return None
@@ -535,7 +606,11 @@ def evaluate_static_json(
 
     Raises:
         StaticJsonError: If the gold looks like a structure but does not parse, flattens to no
-            keys, either side nests too deep, or the metadata or a CAR gold is invalid.
+            keys, either side nests too deep (or, as a Python object, holds itself), or the
+            metadata or a CAR gold is invalid.
+
+    Cost: linear in the length of both sides (as `parse_answer`), plus sorting the flattened
+    keys; the choice letter, CAR term and identifier scans each read the text once.
 
     Examples:
         >>> s = evaluate_static_json("{'energy': 14, 'material': 48}", '{"energy":14,"material":27}')
@@ -543,12 +618,14 @@ def evaluate_static_json(
         (False, 0.5, [])
     """
     gold_value, gold_read_as = read_answer(gold)
+    _check_nesting(gold_value, "ground truth")
     if gold_read_as == "text" and gold_value[:1] in ("{", "["):
         raise StaticJsonError(
             f"the ground truth must parse as a structure; it starts with {gold_value[:1]!r} but does not parse "
             f"({parse_answer(gold).message}). Fix groundtruth.txt"
         )
     model_value, model_read_as = read_answer(model)
+    _check_nesting(model_value, "answer")
     meta = dict(evaluation_metadata or {})
     if meta and "mode" not in meta and set(meta) <= _GENERAL_METADATA_KEYS:
         if measure_keys is None:
@@ -652,15 +729,48 @@ def _normalise_text(value: Any) -> str:
 
 
 def _dedupe_terms(terms: Sequence[Any]) -> list[str]:
-    out: list[str] = []
+    """Normalised terms, first-seen order, without stopwords, empties or repeats; linear in their length."""
+    out: dict[str, None] = {}
     for term in terms:
         words = _normalise_text(term).split()
         if words and words[0] in ("a", "an", "the"):
             words = words[1:]
         text = " ".join(words)
-        if text and text not in _STOPWORDS and text not in out:
-            out.append(text)
-    return out
+        if text and text not in _STOPWORDS:
+            out.setdefault(text)
+    return list(out)
+
+
+def _identifiers(text: str) -> list[str]:
+    """Upstream's identifiers (`\\b[A-Z]{2,}[A-Z0-9-]*[0-9]+[A-Z0-9-]*\\b`, ASCII digits), in one pass.
+
+    That pattern nests quantifiers over the same characters and takes cubic time on a run of
+    capitals. Here each maximal run of `[A-Z0-9-]` yields at most one identifier: from the first
+    word boundary holding two capitals to the last word boundary of the run, when an ASCII digit
+    lies between the two capitals and that end. Same matches, linear time.
+    """
+    found: list[str] = []
+    for run in _IDENTIFIER_RUN.finditer(text):
+        start, end = run.span()
+        boundaries = [end] if _word(text, end - 1) != _word(text, end) else []
+        boundaries += [i for i in range(start + 1, end) if (text[i - 1] == "-") != (text[i] == "-")]
+        last = max(boundaries, default=-1)
+        for at in range(start, end - 2):
+            boundary = (at == start and not _word(text, at - 1)) or (at > start and text[at - 1] == "-")
+            if boundary and text[at].isalpha() and text[at + 1].isalpha():
+                digit = next((i for i in range(at + 2, end) if text[i].isdigit()), -1)
+                if 0 <= digit < last:
+                    found.append(text[at:last])
+                break
+    return found
+
+
+def _word(text: str, index: int) -> bool:
+    """Whether `text[index]` is a regex word character (`\\w`); False outside the text."""
+    if index < 0 or index >= len(text):
+        return False
+    char = text[index]
+    return char.isalnum() or char == "_"
 
 
 def _derived_terms(gold_value: Any, allowlist: Sequence[str]) -> list[str]:
@@ -672,7 +782,7 @@ def _derived_terms(gold_value: Any, allowlist: Sequence[str]) -> list[str]:
             phrase = match.group(1).strip()
             if not (2 <= len(phrase) <= 4 and phrase.isalpha() and phrase.isupper()):
                 terms.append(phrase)
-    terms += [m.group() for m in _IDENTIFIER.finditer(text) if any(char.isdigit() for char in m.group())]
+    terms += _identifiers(text)
     padded = f" {_normalise_text(text)} "
     terms += [term for term in allowlist if f" {_normalise_text(term)} " in padded]
     if padded.startswith((" no ", " yes ")):
@@ -749,9 +859,10 @@ def _car(
         model_key, model_text_value = keyed[0]
     else:
         model_key, model_text_value = "INVALID", ""
-    padded = f" {_normalise_text(model_text_value)} "
-    matched = [term for term in required if f" {term} " in padded]
-    matched_optional = [term for term in optional if f" {term} " in padded]
+    words = _normalise_text(model_text_value).split()
+    hits = phrases_found([term.split() for term in required + optional], words)  # one pass for all terms
+    matched = [term for index, term in enumerate(required) if index in hits]
+    matched_optional = [term for index, term in enumerate(optional) if len(required) + index in hits]
     coverage = _ratio(len(matched), len(required)) if required else 1.0
     optional_coverage = _ratio(len(matched_optional), len(optional)) if optional else None
     terms_ok = (coverage >= needed) if needed is not None else (bool(matched) or not required)
@@ -778,8 +889,9 @@ def _car(
             key_match,
         )
     ]
+    matched_set, matched_optional_set = set(matched), set(matched_optional)
     for term in required:
-        hit = term in matched
+        hit = term in matched_set
         details.append(
             KeyComparison(
                 f"answer.required_term.{_escape(term)}",
@@ -792,7 +904,7 @@ def _car(
             )
         )
     for term in optional:
-        hit = term in matched_optional
+        hit = term in matched_optional_set
         details.append(
             KeyComparison(
                 f"answer.optional_term.{_escape(term)}",

@@ -129,3 +129,135 @@ def test_the_summary_says_why_each_run_errored_naming_its_files(
     # A duplicate scenario id names both places it was found.
     problem = out.split("Problems:\n", 1)[1]
     assert str(TREE / "scenarios" / "21") in problem and str(TREE / "scenarios" / "scenario_21") in problem
+
+
+def _tree(root: Path, count: int) -> tuple[Path, Path]:
+    for index in range(count):
+        (root / "s" / f"scenario_{index}").mkdir(parents=True)
+        (root / "s" / f"scenario_{index}" / "groundtruth.txt").write_text('{"a": 1}')
+    (root / "t").mkdir()
+    for index in range(count):
+        (root / "t" / f"{index}.json").write_text(json.dumps({"run_id": str(index), "answer": "{'a': 1}"}))
+    return root / "t", root / "s"
+
+
+def test_reports_dir_rules_are_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trajectories, scenarios = _tree(tmp_path, 2)
+    argv = ["evaluate", "--trajectories", str(trajectories), "--scenarios", str(scenarios), "--no-progress"]
+    (tmp_path / "file").write_text("x")
+    assert main([*argv, "--reports-dir", str(tmp_path / "file")]) == EXIT_BAD_INPUT
+    assert "exists and is not one" in capsys.readouterr().err
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "thesis.tex").write_text("x")
+    assert main([*argv, "--reports-dir", str(tmp_path / "mine")]) == EXIT_BAD_INPUT
+    assert "holds files an earlier evaluate did not write (thesis.tex" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == ["thesis.tex"]
+
+
+def test_full_results_and_a_rerun_into_the_same_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trajectories, scenarios = _tree(tmp_path, 3)
+    argv = ["evaluate", "--trajectories", str(trajectories), "--scenarios", str(scenarios), "--no-progress"]
+    assert main([*argv, "--reports-dir", str(tmp_path / "r"), "--full-results"]) == EXIT_OK
+    aggregate = json.loads((tmp_path / "r" / "_aggregate.json").read_text())
+    assert aggregate["full_results"] and "details" in aggregate["results"][0]["score"]
+    (trajectories / "2.json").unlink()
+    assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == EXIT_FAILURES  # scenario 2 is now unmatched
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == [
+        "0.json",
+        "1.json",
+        "_aggregate.html",
+        "_aggregate.json",
+    ]
+    assert "details" not in json.loads((tmp_path / "r" / "_aggregate.json").read_text())["results"][0]["score"]
+    capsys.readouterr()
+
+
+def test_an_answer_no_terminal_can_print(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trajectories, scenarios = _tree(tmp_path, 1)
+    (trajectories / "0.json").write_text('{"run_id": "\\ud800", "answer": "\\udcff"}')
+    (trajectories / ".0.json.swp.json").write_text("{}")
+    argv = ["evaluate", "--trajectories", str(trajectories), "--scenarios", str(scenarios), "--no-progress"]
+    assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == EXIT_FAILURES
+    out = capsys.readouterr().out
+    assert "1 run scored with static_json" in out
+    assert "Skipped (not read):\n  .0.json.swp.json: hidden file (its name starts with '.')" in out
+
+
+@pytest.mark.parametrize("after_writing", [False, True])
+def test_ctrl_c_says_exactly_what_was_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, after_writing: bool
+) -> None:
+    from structsim_nb.trajectories.reports_dir import ReportsFolder
+
+    trajectories, scenarios = _tree(tmp_path, 3)
+    real_write, real_publish = ReportsFolder.write, ReportsFolder.publish
+
+    def write(self: ReportsFolder, name: str, data: bytes) -> Path:
+        if name == "1.json" and not after_writing:
+            raise KeyboardInterrupt
+        return real_write(self, name, data)
+
+    def publish(self: ReportsFolder) -> None:
+        real_publish(self)
+        raise KeyboardInterrupt  # a Ctrl-C held during the move is delivered right after it
+
+    monkeypatch.setattr(ReportsFolder, "write", write)
+    monkeypatch.setattr(ReportsFolder, "publish", publish)
+    argv = ["evaluate", "--trajectories", str(trajectories), "--scenarios", str(scenarios), "--no-progress"]
+    assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == 130
+    captured = capsys.readouterr()
+    if after_writing:
+        assert f"after the reports were written: {tmp_path / 'r'} holds this run's reports" in captured.out
+        assert (tmp_path / "r" / "_aggregate.json").is_file()
+    else:
+        assert f"interrupted by Ctrl-C: nothing was written; {tmp_path / 'r'} is as it was" in captured.err
+        assert not (tmp_path / "r").exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+_SLOW_EVALUATE = """
+import sys, time
+from structsim_nb.cli import main
+from structsim_nb.trajectories.scorers import register_scorer, score_static_json
+
+def slow(gold, answer, *, evaluation_metadata, options):
+    time.sleep(0.05)
+    return score_static_json(gold, answer, evaluation_metadata=evaluation_metadata, options=options)
+
+register_scorer("slow", slow)
+print("starting", flush=True)
+sys.exit(main(["evaluate", "--trajectories", sys.argv[1], "--scenarios", sys.argv[2], "--reports-dir", sys.argv[3],
+               "--scorer", "slow", "--workers", "2", "--no-progress"]))
+"""
+
+
+def test_sigterm_stops_evaluate_workers_and_writes_nothing(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+
+    import psutil
+
+    trajectories, scenarios = _tree(tmp_path, 400)
+    reports = tmp_path / "r"
+    process = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_EVALUATE, str(trajectories), str(scenarios), str(reports)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "starting"
+    workers: list[psutil.Process] = []
+    for _ in range(600):
+        workers = psutil.Process(process.pid).children(recursive=True)
+        if len(workers) >= 2:
+            break
+        psutil.wait_procs([], timeout=0.1)
+    assert len(workers) >= 2
+    psutil.wait_procs([], timeout=0.5)  # let the workers start scoring
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 143, stderr
+    assert f"interrupted by SIGTERM: nothing was written; {reports} is as it was" in stderr
+    _, alive = psutil.wait_procs(workers, timeout=20)
+    assert [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
+    assert not reports.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -200,21 +200,17 @@ class TestFieldMatch:
             json_field_match({"a": 1}, '"Paris"', fields=["a"])
 
 
-class TestFieldMatchReadsOnlyItsPaths:
-    """Only the configured paths are read, so a large document costs its fields, not its size."""
+class TestFieldMatchReadsBothSidesWhole:
+    """Both sides must be JSON data wherever the non-JSON value sits, as for the other evaluators."""
 
-    def test_a_value_that_is_not_json_elsewhere_does_not_matter(self):
-        result = json_field_match({"a": 1, "junk": {1, 2}}, {"a": 1, "junk": object()}, fields=["a"])
-        assert result.score == 1.0 and result.passed and result.error is None
+    def test_a_value_that_is_not_json_anywhere_in_the_output_makes_it_unreadable(self):
+        result = json_field_match({"a": 1, "junk": {1, 2}}, {"a": 1}, fields=["a"])
+        assert result.score == 0.0 and not result.passed and result.error == "unreadable"
+        assert "set" in result.reason
 
-    def test_at_a_configured_path_the_output_field_is_wrong(self):
-        result = json_field_match({"a": {1, 2}, "b": 2}, {"a": [1, 2], "b": 2}, fields=["a", "b"])
-        assert result.field_scores == {"a": 0.0, "b": 1.0}
-        assert "not JSON data" in result.fields[0].reason
-
-    def test_at_a_configured_path_the_ground_truth_raises_naming_it(self):
-        with pytest.raises(GroundTruthError, match="at a it holds a set"):
-            json_field_match({"a": [1]}, {"a": {1, 2}}, fields=["a"])
+    def test_a_value_that_is_not_json_in_the_ground_truth_raises_naming_it(self):
+        with pytest.raises(GroundTruthError, match="set"):
+            json_field_match({"a": [1]}, {"a": [1], "junk": {1, 2}}, fields=["a"])
 
     def test_tuples_read_as_lists(self):
         result = json_field_match({"a": (1, (2, 3))}, {"a": [1, [2, 3]]}, fields=["a", "a.1.0", "a[1][1]"])
@@ -701,3 +697,63 @@ class TestReasonsTellTheTruth:
         )
         assert "Python ==" not in result.reason  # Agenta's 0 on every field is stated once, with its real cause
         assert "cut inside the string value of 'email'" in json_diff(cut, {"name": "Ada"}).reason
+
+
+def _cyclic() -> dict[str, object]:
+    loop: dict[str, object] = {"a": 1}
+    loop["self"] = loop
+    return loop
+
+
+def _deep(levels: int) -> object:
+    value: object = 1
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+HOSTILE_SIDES = [
+    pytest.param(_cyclic(), "contains itself", id="cyclic"),
+    pytest.param(_deep(5_000), "nests deeper than 100", id="deep-object"),
+    pytest.param("[" * 5_000 + "]" * 5_000, "deeper than 100", id="deep-text"),
+    pytest.param('{"a": ' + "9" * 5_000 + "}", "digits", id="huge-integer-text"),
+]
+
+
+class TestHostileInput:
+    """Deep, cyclic and huge-number inputs: a score-0 row or GroundTruthError, never ValueError/RecursionError."""
+
+    @pytest.mark.parametrize(("output", "why"), HOSTILE_SIDES)
+    @pytest.mark.parametrize("scorer", ["exact_match", "json_field_match", "json_diff", "contains_json"])
+    def test_hostile_output_is_unreadable_not_raised(self, scorer: str, output: object, why: str) -> None:
+        functions = {
+            "exact_match": lambda out: exact_match(out, {"a": 1}),
+            "json_field_match": lambda out: json_field_match(out, {"a": 1}, fields=["a"]),
+            "json_diff": lambda out: json_diff(out, {"a": 1}),
+            "contains_json": contains_json,
+        }
+        result = functions[scorer](output)
+        assert not result.passed and result.score == 0.0
+        if scorer != "contains_json":
+            assert result.error == "unreadable"
+
+    @pytest.mark.parametrize(("expected", "why"), HOSTILE_SIDES)
+    def test_hostile_ground_truth_is_a_ground_truth_error(self, expected: object, why: str) -> None:
+        for call in (
+            lambda: json_field_match({"a": 1}, expected, fields=["a"]),
+            lambda: json_diff({"a": 1}, expected),
+        ):
+            with pytest.raises(GroundTruthError, match=why):
+                call()
+
+    @pytest.mark.parametrize(("expected", "why"), HOSTILE_SIDES)
+    def test_evaluator_rows_carry_the_reason(self, expected: object, why: str) -> None:
+        for evaluator in (ExactMatch(), JsonFieldMatch(["a"]), JsonDiff()):
+            (row,) = evaluator.evaluate(EvaluationData(input="", actual_output={"a": 1}, expected_output=expected))
+            assert row.score == 0.0 and not row.test_pass
+
+    def test_a_huge_python_integer_is_compared_by_value(self) -> None:
+        assert json_diff({"a": 10**5_000}, {"a": 10**5_000 + 1}).score == 0.0
+        assert json_diff({"a": 10**5_000}, {"a": 10**5_000}).score == 1.0
+        result = exact_match(10**5_000, 1)
+        assert not result.passed and "cannot be shown" in result.fields[0].reason

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -111,8 +112,16 @@ class TestLoad:
         assert by_id["11"].folder == "one.json#0" and by_id["12"].type == "structured"
         assert "scenario_11" in [p["source"] for p in problems]  # the folder repeats id 11
         (tmp_path / "bad.json").write_text("[1]")
-        with pytest.raises(ValueError, match="objects with an id"):
-            load_scenarios(tmp_path / "bad.json")
+        assert load_scenarios(tmp_path / "bad.json") == (
+            [],
+            [
+                {
+                    "kind": "bad_scenario_entry",
+                    "source": "bad.json#0",
+                    "message": "scenario entries must be objects with an id; bad.json#0 is '1'. Fix the file",
+                }
+            ],
+        )
         (tmp_path / "empty.json").write_text("")
         assert load_scenarios(tmp_path / "empty.json") == ([], [])
 
@@ -172,7 +181,9 @@ class TestScorePair:
         answer = "word " * 800_000 + '{"a": 1}'
         pair = Pair(Trajectory("1.json", "1", answer=answer), Scenario("1", "s", '{"a": 1}'), "filename")
         report = score_pair(pair, scorer="static_json", options={})
-        assert report["status"] == "scored" and report["score"]["details"]["model_read_as"] == "text"
+        # Over the parser's 1,000,000 characters, the end of the answer is read (the final answer is there).
+        assert report["status"] == "scored" and report["score"]["details"]["model_read_as"] == "embedded"
+        assert report["score"]["passed"]
 
 
 class TestRegistry:
@@ -261,12 +272,21 @@ class TestRun:
         assert results["17"]["score"]["rationale"] == "scenario folder has no groundtruth.txt"
         report = json.loads((tmp_path / "11.json").read_text())
         assert report["score"]["details"]["missing_keys"] == [] and report["answer"] == '{"energy":14,"material":27}'
-        # the upstream ScenarioResult fields, in the per-run report and in the aggregate's results
+        # the upstream ScenarioResult fields in the per-run report; the aggregate's results keep all but the
+        # answer and the score's details, unless asked for them (full_results)
         for key in ("scenario_id", "scenario_type", "run_id", "runner", "model", "question", "answer", "score", "ops"):
-            assert key in report and key in results["11"]
+            assert key in report and (key in results["11"] or key == "answer")
         assert set(report["score"]) == {"scorer", "passed", "score", "rationale", "details"}
+        assert set(results["11"]["score"]) == {"scorer", "passed", "score", "rationale"}
         assert report["score"]["rationale"].startswith("structured answer differs from ground truth")
-        assert {k: v for k, v in results["11"].items() if k != "report"} == report
+        assert report["format_version"] == 1 and aggregate["format_version"] == 1
+        for key, value in results["11"].items():
+            assert key == "report" or value == (report[key] if key != "score" else results["11"]["score"])
+        full = run_evaluation(TREE / "trajectories", TREE / "scenarios", tmp_path, full_results=True).aggregate
+        assert {k: v for k, v in full["results"][0].items() if k != "report"} == json.loads(
+            (tmp_path / full["results"][0]["report"]).read_text()
+        )
+        assert full["full_results"] and not aggregate["full_results"]
         assert json.loads((tmp_path / "scenario-34.json").read_text())["answer"] == "The answer is 34."
         summary = aggregate["score_summary"]
         assert summary["scored_results"] == 5 and summary["car_score_avg"] == 1.0
@@ -296,3 +316,190 @@ class TestRun:
         run = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
         assert [p.name for p in run.report_paths] == ["r_1.json", "r_1-1.json"]
         assert run.aggregate["totals"]["passed"] == 1
+
+
+def _scenario(root: Path, scenario_id: str, truth: str = '{"a": 1}') -> None:
+    (root / f"scenario_{scenario_id}").mkdir(parents=True, exist_ok=True)
+    (root / f"scenario_{scenario_id}" / "groundtruth.txt").write_text(truth)
+
+
+class TestHostileInput:
+    """One poisoned file never ends a run; everything found is in the aggregate with its reason."""
+
+    def test_a_lone_surrogate_answer_is_scored_and_written(self, tmp_path: Path) -> None:
+        (tmp_path / "t").mkdir()
+        (tmp_path / "t" / "1.json").write_text('{"run_id": "1", "answer": "\\ud800 {\\"a\\": 1}"}')
+        _scenario(tmp_path / "s", "1")
+        run = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
+        report = json.loads((tmp_path / "r" / "1.json").read_bytes().decode("utf-8"))  # valid UTF-8 JSON
+        assert report["answer"] == '\ud800 {"a": 1}' and report["score"]["passed"]
+        assert run.aggregate["totals"]["passed"] == 1
+
+    def test_long_and_odd_run_ids_make_safe_unique_names(self, tmp_path: Path) -> None:
+        ids = ["x" * 300, "x" * 300 + "y", "CON", "../../etc/passwd", "a/b", "a_b", "", "é"]
+        for index, run_id in enumerate(ids):
+            _write(tmp_path / "t" / f"{index}.json", {"run_id": run_id, "scenario_id": "1", "answer": "{'a': 1}"})
+        _scenario(tmp_path / "s", "1")
+        run = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
+        names = [r["report"] for r in run.aggregate["results"]]
+        assert len(set(names)) == len(ids) and all(len(name) <= 105 for name in names)
+        safe = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+        assert all(set(name) <= safe for name in names)
+        assert names[2] == "_CON.json" and names[3] == "etc_passwd.json" and names[6] == "scenario-1.json"
+        assert sorted(p.name for p in (tmp_path / "r").iterdir()) == sorted(
+            [*names, "_aggregate.html", "_aggregate.json"]
+        )
+
+    def test_unreadable_and_deep_scenarios_are_entries_and_problems(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from structsim_nb.trajectories import runner
+
+        for scenario_id in ("1", "2"):
+            _write(tmp_path / "t" / f"{scenario_id}.json", {"run_id": scenario_id, "answer": "{'a': 1}"})
+            _scenario(tmp_path / "s", scenario_id)
+        lines = [json.dumps({"id": "3", "expected_answer": "x"}), '{"id": "4", "x": ' + "[" * 100_000 + "]" * 100_000]
+        (tmp_path / "more.jsonl").write_text("\n".join(lines) + "\n" + "{not json\n")
+        real = runner._read_text
+
+        def read_text(path: Path) -> str:
+            if path == tmp_path / "s" / "scenario_2" / "groundtruth.txt":
+                raise PermissionError(13, "Permission denied")
+            return real(path)
+
+        monkeypatch.setattr(runner, "_read_text", read_text)
+        run = run_evaluation(tmp_path / "t", [tmp_path / "s", tmp_path / "more.jsonl"], tmp_path / "r")
+        results = {r["scenario_id"]: r for r in run.aggregate["results"]}
+        assert results["1"]["status"] == "scored"
+        assert results["2"]["error"] == "groundtruth.txt cannot be read: Permission denied"
+        problems = {p["source"]: p["message"] for p in run.aggregate["problems"]}
+        assert problems[f"{tmp_path / 'more.jsonl'}:2"] == "line 2 nests too deeply to read"
+        assert problems[f"{tmp_path / 'more.jsonl'}:3"].startswith("line 3 is not JSON")
+        assert [s["scenario_id"] for s in run.aggregate["unmatched_scenarios"]] == ["3"]
+
+    def test_links_folders_and_hidden_files_all_appear(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        t = tmp_path / "t"
+        _write(t / "1.json", {"run_id": "1", "answer": "{'a': 1}"})
+        _write(t / "locked" / "2.json", {"run_id": "2", "answer": "{'a': 1}"})
+        (t / "3.json").symlink_to(t / "missing.json")
+        (t / "loop.json").symlink_to(t / "loop.json")
+        (t / "up").symlink_to(t)
+        _write(t / ".draft.json", {})
+        for scenario_id in ("1", "2", "3"):
+            _scenario(tmp_path / "s", scenario_id)
+        real = os.scandir
+        monkeypatch.setattr(os, "scandir", lambda p: _refuse(p) if Path(str(p)).name == "locked" else real(p))
+        aggregate = run_evaluation(t, tmp_path / "s", tmp_path / "r").aggregate
+        results = {r["scenario_id"]: r for r in aggregate["results"]}
+        assert results["1"]["status"] == "scored" and "broken symbolic link" in results["3"]["error"]
+        unmatched = {u["file"]: u["error"] for u in aggregate["unmatched_trajectories"]}
+        assert "folder cannot be read (Permission denied)" in unmatched["locked/"]
+        assert "cannot be followed" in unmatched["loop.json"] and "not followed" in unmatched["up/"]
+        assert aggregate["skipped"] == [{"file": ".draft.json", "reason": "hidden file (its name starts with '.')"}]
+        assert [s["scenario_id"] for s in aggregate["unmatched_scenarios"]] == ["2"]
+
+    def test_fifos_among_the_scenarios_are_never_opened(self, tmp_path: Path) -> None:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        (tmp_path / "s" / "scenario_1").mkdir(parents=True)
+        os.mkfifo(tmp_path / "s" / "scenario_1" / "groundtruth.txt")
+        os.mkfifo(tmp_path / "more.jsonl")
+        scenarios, problems = load_scenarios([tmp_path / "s", tmp_path / "more.jsonl"])
+        assert (
+            scenarios[0].error
+            == "groundtruth.txt cannot be read: not a regular file (a FIFO, socket or device is never opened)"
+        )
+        assert problems == [
+            {
+                "kind": "bad_scenario_file",
+                "source": str(tmp_path / "more.jsonl"),
+                "message": "not a regular file; not opened",
+            }
+        ]
+
+    def test_a_fifo_named_as_the_trajectories_file_is_never_opened(self, tmp_path: Path) -> None:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        os.mkfifo(tmp_path / "run.json")
+        (trajectory,) = load_trajectories(tmp_path / "run.json")
+        assert trajectory.error == "not a regular file; not opened"
+
+    def test_an_unreadable_trajectories_root_is_an_error(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        (tmp_path / "t").mkdir()
+        monkeypatch.setattr(os, "scandir", _refuse)
+        with pytest.raises(PermissionError, match="--trajectories folder .* cannot be read: Permission denied"):
+            run_evaluation(tmp_path / "t", tmp_path, tmp_path / "r")
+
+    def test_a_scorer_that_raises_anything_is_an_error_entry(self, tmp_path: Path) -> None:
+        def broken(gold: str, answer: str, *, evaluation_metadata: object, options: object) -> ScoreResult:
+            if answer == "boom":
+                raise KeyError("a bug in the scorer")
+            return ScoreResult("broken_test", True, 1.0, "ok", {})
+
+        register_scorer("broken_test", broken, replace=True)
+        _write(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "boom"})
+        _write(tmp_path / "t" / "2.json", {"run_id": "2", "answer": "fine"})
+        for scenario_id in ("1", "2"):
+            _scenario(tmp_path / "s", scenario_id)
+        aggregate = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r", scorer="broken_test").aggregate
+        errors = {r["scenario_id"]: r["error"] for r in aggregate["results"]}
+        assert errors == {"1": "the scorer raised KeyError: 'a bug in the scorer'", "2": None}
+
+    def test_a_report_that_cannot_be_written_is_an_error_entry(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from structsim_nb.trajectories.reports_dir import ReportsFolder
+
+        for scenario_id in ("1", "2"):
+            _write(tmp_path / "t" / f"{scenario_id}.json", {"run_id": scenario_id, "answer": "{'a': 1}"})
+            _scenario(tmp_path / "s", scenario_id)
+        real = ReportsFolder.write
+
+        def write(self: ReportsFolder, name: str, data: bytes) -> Path:
+            if name == "1.json":
+                raise OSError(28, "No space left on device")
+            return real(self, name, data)
+
+        monkeypatch.setattr(ReportsFolder, "write", write)
+        aggregate = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r").aggregate
+        first = aggregate["results"][0]
+        assert first["report"] is None and first["status"] == "error" and "No space left" in first["error"]
+        assert aggregate["totals"]["errors"] == 1 and aggregate["totals"]["passed"] == 1
+
+    def test_reports_inside_the_trajectories_folder_are_not_read_back(self, tmp_path: Path) -> None:
+        _write(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "{'a': 1}"})
+        _scenario(tmp_path / "s", "1")
+        first = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "t" / "reports").aggregate
+        second = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "t" / "reports").aggregate
+        assert first["totals"] == second["totals"] and second["totals"]["trajectories"] == 1
+        assert second["skipped"] == [{"file": "reports/", "reason": "a folder this run writes its reports to"}]
+
+    def test_an_interrupt_while_writing_leaves_the_previous_reports(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from structsim_nb.trajectories.reports_dir import ReportsFolder
+
+        _write(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "{'a': 1}"})
+        _write(tmp_path / "t" / "2.json", {"run_id": "2", "answer": "{'a': 1}"})
+        for scenario_id in ("1", "2"):
+            _scenario(tmp_path / "s", scenario_id)
+        run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
+        before = {p.name: p.read_bytes() for p in (tmp_path / "r").iterdir()}
+        real = ReportsFolder.write
+
+        def write(self: ReportsFolder, name: str, data: bytes) -> Path:
+            if name == "2.json":
+                raise KeyboardInterrupt
+            return real(self, name, data)
+
+        monkeypatch.setattr(ReportsFolder, "write", write)
+        _write(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "{'a': 2}"})
+        with pytest.raises(KeyboardInterrupt) as caught:
+            run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
+        assert caught.value.reports_written is None  # type: ignore[attr-defined]
+        assert {p.name: p.read_bytes() for p in (tmp_path / "r").iterdir()} == before
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["r", "s", "t"]  # no staging left
+
+
+def _refuse(path: object) -> object:
+    raise PermissionError(13, "Permission denied")

@@ -15,9 +15,21 @@ TREE = Path(__file__).parent.parent / "data" / "trajectories_tree"
 
 
 @pytest.fixture(scope="module")
-def aggregate(tmp_path_factory) -> dict:
+def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("reports")
-    return run_evaluation(TREE / "trajectories", TREE / "scenarios", out, progress=False).aggregate
+    return run_evaluation(TREE / "trajectories", TREE / "scenarios", out, progress=False)
+
+
+@pytest.fixture(scope="module")
+def aggregate(run) -> dict:
+    return run.aggregate
+
+
+@pytest.fixture(scope="module")
+def reports(run) -> list[dict]:
+    """Each run's own report file, in the aggregate's order (the aggregate keeps only summaries)."""
+    folder = run.aggregate_path.parent
+    return [json.loads((folder / result["report"]).read_text()) for result in run.aggregate["results"]]
 
 
 def _runs(html: str) -> dict:
@@ -26,8 +38,8 @@ def _runs(html: str) -> dict:
     return json.loads(match.group(1))
 
 
-def test_every_run_worst_first_with_its_answer(aggregate):
-    html = runs_page(aggregate)
+def test_every_run_worst_first_with_its_answer(aggregate, reports):
+    html = runs_page(aggregate, reports=reports)
     data = _runs(html)
     keys = [c["key"] for c in data["columns"]]
     rows = [dict(zip(keys, row, strict=True)) for row in data["rows"]]
@@ -56,3 +68,11 @@ def test_totals_and_what_did_not_join(aggregate):
 def test_an_empty_aggregate_still_renders():
     html = runs_page({"scorer": "static_json", "totals": {"scenarios": 0}, "results": []})
     assert "No run joined." in html and "data:image" not in html
+
+
+def test_the_run_writes_its_page_beside_the_aggregate_with_every_answer(run):
+    assert run.page_path == run.aggregate_path.with_name("_aggregate.html")
+    html = run.page_path.read_text(encoding="utf-8")
+    data = _runs(html)
+    assert all(detail["panes"][0]["title"] == "answer" for detail in data["details"])
+    assert any(isinstance(detail["panes"][0]["value"], dict) for detail in data["details"])

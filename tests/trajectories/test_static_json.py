@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationData
 
 from structsim_nb.errors import StaticJsonError
@@ -418,3 +420,95 @@ class TestEvaluator:
     def test_unscorable_case(self) -> None:
         (row,) = StaticJsonEvaluator().evaluate(EvaluationData(input="", actual_output="{}", expected_output="{'a':"))
         assert not row.test_pass and row.metadata == {"error": "unscorable"} and "ground truth" in row.reason
+
+
+class TestHostileInput:
+    """Linear scanning, huge numbers and self-referencing values: a result or a StaticJsonError, never a hang."""
+
+    @pytest.mark.parametrize(
+        ("answer", "letter"),
+        [
+            ("I compared them all. The answer: c", "C"),
+            ("Thinking.\n\nFinal Answer: (b)\n", "B"),
+            ("B" + " " * 50_000 + "x", None),
+            ("answer" + " " * 50_000 + "B", "B"),
+            ("```\n" + " " * 20_000 + "D\n```", "D"),
+            ("```D```", "D"),
+            ("hmm\n" + "x" * 600 + " so the answer is C", "C"),  # a last line over 500 characters is read
+        ],
+    )
+    def test_choice_letters_in_long_or_padded_answers(self, answer: str, letter: str | None) -> None:
+        from structsim_nb.trajectories.static_json import extract_choice
+
+        assert extract_choice(answer) == letter
+
+    def test_a_marker_inside_a_word_is_not_a_marker(self) -> None:
+        from structsim_nb.trajectories.static_json import extract_choice
+
+        assert extract_choice("the counteranswer: x\nI pick D.") == "D"
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "AB12 CD-34 x-EF5 GH6-IJ ab12 KLM MN-7- OP8_ Q9R ST--9 UV9x WX-Y1 AB1-",
+            "PMP42144 and FC101, 2AB3 -ZZ9- ZZ-9-ZZ-",
+            "A" * 200 + "1",
+            "A" * 200 + "1a",
+        ],
+    )
+    def test_identifiers_match_upstreams_pattern(self, text: str) -> None:
+        import re
+
+        from structsim_nb.trajectories.static_json import _identifiers
+
+        pattern = re.compile(r"\b[A-Z]{2,}[A-Z0-9-]*[0-9]+[A-Z0-9-]*\b")
+        assert _identifiers(text) == pattern.findall(text)
+
+    def test_long_leaves_and_answers_are_read_whole(self) -> None:
+        from structsim_nb.trajectories.static_json import read_answer
+
+        range_leaf = "the usual band, " * 20 + "min: 10, max: 20"  # over 200 characters
+        score = evaluate_static_json({"a": range_leaf}, {"a": 15})
+        assert score.details[0].range_match is True
+        assert read_answer('"' + "y" * 200_000 + '"') == ("y" * 200_000, "literal")
+
+    def test_a_capitals_gold_scores_in_linear_time(self) -> None:
+        score = evaluate_static_json({"clarification": "A" * 200_000}, {"clarification": "x"})
+        assert score.car_score is not None and score.mode_required_terms == []
+
+    def test_many_terms_in_a_long_answer(self) -> None:
+        terms = [f"term{i}" for i in range(20_000)]
+        meta = {"mode": "clarification", "required_terms": terms}
+        answer = {"clarification": " ".join(terms[::2])}
+        score = evaluate_static_json({"clarification": "x"}, answer, evaluation_metadata=meta)
+        assert len(score.mode_matched_terms) == 10_000 and score.mode_matched_terms[:2] == ["term0", "term2"]
+
+    def test_an_integer_leaf_longer_than_python_converts(self) -> None:
+        digits = "9" * 5_000
+        score = evaluate_static_json({"a": digits}, {"a": "0" + digits})
+        assert score.passed  # compared digit for digit, leading zeros dropped
+        assert not evaluate_static_json({"a": digits}, {"a": "8" + digits[1:]}).passed
+        with pytest.raises(StaticJsonError, match="at most 4,300 digits"):
+            evaluate_static_json({"a": 10**5_000}, {"a": 1})
+
+    @pytest.mark.parametrize("side", ["gold", "model"])
+    def test_self_referencing_and_deep_values_are_refused(self, side: str) -> None:
+        cyclic: dict[str, object] = {"clarification": "x"}
+        cyclic["self"] = cyclic
+        deep: object = "x"
+        for _ in range(500):
+            deep = [deep]
+        for bad, message in ((cyclic, "contains itself"), ({"clarification": deep}, "nest at most")):
+            args = (bad, {"clarification": "x"}) if side == "gold" else ({"clarification": "x"}, bad)
+            with pytest.raises(StaticJsonError, match=message):
+                evaluate_static_json(*args)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(alphabet="AB1-a_ é٣", max_size=30))
+def test_identifier_scan_agrees_with_upstreams_pattern(text: str) -> None:
+    import re
+
+    from structsim_nb.trajectories.static_json import _identifiers
+
+    assert _identifiers(text) == re.findall(r"\b[A-Z]{2,}[A-Z0-9-]*[0-9]+[A-Z0-9-]*\b", text)

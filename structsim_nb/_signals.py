@@ -1,0 +1,187 @@
+"""SIGTERM and SIGINT around work on worker processes: stop the workers, then stop as the signal asked.
+
+By default SIGTERM (what a CI cancel, `kill` or a kernel restart sends) ends Python at once: no
+`finally` runs, so the worker processes of a pool are left running with nobody to collect their
+results. Three helpers close that gap:
+
+- `sigterm_raises()`: inside it, SIGTERM raises `Terminated` (a `KeyboardInterrupt`) in the main
+  thread, so the same cleanup as Ctrl-C runs. When the block ends with it and SIGTERM had its
+  default action, the default action is then taken (the process ends by SIGTERM, exit status
+  143), so a caller sees what SIGTERM always did, only after the cleanup. A handler of the
+  caller's own is left in place and keeps the last word.
+- `stop_workers(pool)`: terminate a `ProcessPoolExecutor`'s processes now, rather than letting
+  them finish the chunks they hold.
+- `deferred_signals()`: hold SIGINT and SIGTERM during a short step that must not be cut in half
+  (moving a reports folder into place), then deliver them.
+
+`worker_init()` is the pool initializer: workers ignore Ctrl-C (the parent handles it) and, on
+Linux, are sent SIGTERM by the kernel if the parent dies without cleaning up (`kill -9`).
+Signal handlers can only be set from the main thread; elsewhere the helpers do nothing extra.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from types import FrameType
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "Terminated",
+    "clear_terminated",
+    "deferred_signals",
+    "raise_if_terminated",
+    "raise_terminated",
+    "sigterm_raises",
+    "stop_workers",
+    "worker_init",
+]
+
+_PR_SET_PDEATHSIG = 1
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived; raised so cleanup runs as for Ctrl-C. `signum` is the signal number."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(f"terminated by signal {signum}")
+        self.signum = signum
+
+
+# The signal a handler raised `Terminated` for, until it is handled. A handler's exception can be
+# swallowed ("Exception ignored in ...") when it lands in an at-fork hook or a finalizer, so loops
+# also check this flag between steps (`raise_if_terminated`).
+_pending: list[int] = []
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def raise_terminated(signum: int, frame: FrameType | None = None) -> None:
+    """A SIGTERM handler: note the signal, and raise `Terminated`."""
+    if signum not in _pending:
+        _pending.append(signum)
+    raise Terminated(signum)
+
+
+def raise_if_terminated() -> None:
+    """Raise `Terminated` again if a SIGTERM handler's exception was swallowed; call between steps."""
+    if _pending:
+        raise Terminated(_pending[0])
+
+
+def clear_terminated() -> None:
+    """Forget a SIGTERM once its `Terminated` has been handled."""
+    _pending.clear()
+
+
+_raise_terminated = raise_terminated
+
+
+@contextlib.contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """Inside the block, SIGTERM raises `Terminated`; see the module docstring."""
+    if not _main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is not signal.SIG_DFL:  # ignored, or a handler of the caller's (maybe an outer one of ours)
+        yield
+        return
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+        raise_if_terminated()
+    except Terminated:
+        clear_terminated()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        logger.debug("pid=<%s> | cleaned up after SIGTERM, ending the process as SIGTERM does", os.getpid())
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise  # only if the signal is blocked in this thread
+    finally:
+        if signal.getsignal(signal.SIGTERM) is _raise_terminated:
+            signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def deferred_signals() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block ends, then deliver them (at most one of each)."""
+    if not _main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous: dict[int, Any] = {}
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        if signum not in held:
+            held.append(signum)
+
+    for wanted in (signal.SIGINT, signal.SIGTERM):
+        previous[int(wanted)] = signal.getsignal(wanted)
+        signal.signal(wanted, hold)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        for number in held:
+            logger.debug("signal=<%s> | delivering a signal held during a step that must not be cut", number)
+            handler = previous[number]
+            if callable(handler):
+                handler(number, None)
+            elif handler == signal.SIG_DFL:
+                if number == signal.SIGINT:
+                    raise KeyboardInterrupt
+                os.kill(os.getpid(), number)
+
+
+def stop_workers(pool: Executor | None) -> None:
+    """Terminate a process pool's worker processes now (SIGTERM), and shut it down without waiting.
+
+    Another kind of executor is only shut down (its pending work cancelled).
+    """
+    if pool is None:
+        return
+    if not isinstance(pool, ProcessPoolExecutor):
+        pool.shutdown(wait=False, cancel_futures=True)
+        return
+    terminate: Callable[[], None] | None = getattr(pool, "terminate_workers", None)  # Python 3.14+
+    if terminate is not None:
+        with contextlib.suppress(Exception):
+            terminate()
+    else:
+        # Before 3.14 the executor keeps its processes in a private dict (pid -> Process).
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            with contextlib.suppress(Exception):
+                process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def worker_init() -> None:
+    """Pool worker initializer: ignore Ctrl-C (the parent's to handle), end at once on SIGTERM (a forked
+    worker inherits the parent's handler, whose exception the pool would catch and carry on), and
+    on Linux die with the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    clear_terminated()
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):  # only a safety net: without it a kill -9 leaves orphans
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+            parent = multiprocessing.parent_process()
+            if parent is not None and parent.pid != os.getppid():  # it died before the call: follow it
+                os.kill(os.getpid(), signal.SIGTERM)

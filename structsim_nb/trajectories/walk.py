@@ -1,0 +1,145 @@
+"""Find every trajectory file under a folder, and say what could not be read instead of skipping it.
+
+`find_json_files(root)` walks `root` (any depth, sorted as `sorted(root.rglob("*.json"))` would be)
+and returns one `Found` per `*.json` file, plus one per thing that stood in the way:
+
+- a folder that cannot be listed (permissions, a vanished mount): an entry with `error`, so its
+  trajectories are reported missing rather than never counted;
+- a symbolic link to a folder: not followed (a link back up the tree would loop), an entry with
+  `error` saying so;
+- a `*.json` symbolic link that is broken or loops: an entry with `error`;
+- a `*.json` that is not a regular file (a FIFO would block the reader forever): an entry with
+  `error`, never opened.
+
+Hidden files (a name starting with `.`: editor backups, temporary files) and the folders this
+package writes (the reports folder of the run and its staging folders) are listed in `skipped`
+with the reason, not read. Other files (not `*.json`) are not trajectories and are ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Found", "find_json_files", "is_own_folder"]
+
+#: Name fragments of the folders `reports_dir` creates; a walk never reads them.
+OWN_FOLDER_MARKERS = (".structsim-staging-", ".structsim-old-")
+
+
+@dataclass(frozen=True)
+class Found:
+    """One file (or obstacle) found by the walk.
+
+    Attributes:
+        path: Where it is.
+        relative: Its path under the root, `/`-separated; a folder's ends with `/`.
+        error: Why it cannot be read, or None for a readable regular file.
+    """
+
+    path: Path
+    relative: str
+    error: str | None = None
+
+
+def is_own_folder(name: str) -> bool:
+    """Whether a folder name is one of this package's staging or replaced-reports folders."""
+    return any(marker in name for marker in OWN_FOLDER_MARKERS)
+
+
+def _describe(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device")):
+        if test(mode):
+            return name
+    return "a device" if stat.S_ISBLK(mode) else "not a regular file"
+
+
+def find_json_files(root: Path, *, skip: Collection[Path] = ()) -> tuple[list[Found], list[Found]]:
+    """Every `*.json` file under `root`, and every obstacle; see the module docstring.
+
+    Args:
+        root: The folder to walk.
+        skip: Folders not to enter (compared by their resolved path), such as the reports folder
+            when it lies inside `root`.
+
+    Returns:
+        `(found, skipped)`: `found` sorted by path, files and obstacles together; `skipped` the
+        hidden files and own folders left out, each with its reason in `error`.
+
+    Raises:
+        OSError: If `root` itself cannot be listed.
+    """
+    skip_real = {os.path.realpath(path) for path in skip}
+    found: list[tuple[tuple[str, ...], Found]] = []
+    skipped: list[tuple[tuple[str, ...], Found]] = []
+    stack: list[tuple[Path, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        folder, parts = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            if not parts:
+                raise
+            message = f"folder cannot be read ({exc.strerror or exc}); the trajectories in it were not scored"
+            found.append((parts, Found(folder, "/".join(parts) + "/", message)))
+            continue
+        for entry in entries:
+            rel = (*parts, entry.name)
+            path = Path(entry.path)
+            try:
+                item = _classify(entry, path, rel, skip_real)
+            except OSError as exc:  # anything the file system refuses about this one entry
+                item = ("found", Found(path, "/".join(rel), f"cannot be read ({exc.strerror or exc})"))
+            if item is None:
+                continue
+            kind, value = item
+            if kind == "folder":
+                stack.append((path, rel))
+            elif kind == "skipped" and isinstance(value, Found):
+                skipped.append((rel, value))
+            elif isinstance(value, Found):
+                found.append((rel, value))
+    found.sort(key=lambda pair: pair[0])
+    skipped.sort(key=lambda pair: pair[0])
+    return [item for _, item in found], [item for _, item in skipped]
+
+
+def _classify(
+    entry: os.DirEntry[str], path: Path, rel: tuple[str, ...], skip_real: set[str]
+) -> tuple[str, Found | None] | None:
+    """What to do with one directory entry: `("folder", None)`, `("found", Found)`, `("skipped", Found)` or None."""
+    name = entry.name
+    relative = "/".join(rel)
+    is_json = name.endswith(".json")
+    if entry.is_symlink():
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            if not is_json:
+                return None
+            target = os.readlink(path)
+            return "found", Found(path, relative, f"broken symbolic link: its target {target!r} does not exist")
+        except OSError as exc:
+            if not is_json:
+                return None
+            return "found", Found(path, relative, f"symbolic link that cannot be followed ({exc.strerror or exc})")
+        if stat.S_ISDIR(mode):
+            message = "symbolic link to a folder, not followed (it could loop); pass that folder, or link its files"
+            return "found", Found(path, relative + "/", message)
+    else:
+        mode = entry.stat(follow_symlinks=False).st_mode
+        if stat.S_ISDIR(mode):
+            if is_own_folder(name) or os.path.realpath(path) in skip_real:
+                return "skipped", Found(path, relative + "/", "a folder this run writes its reports to")
+            return "folder", None
+    if not is_json:
+        return None
+    if name.startswith("."):
+        return "skipped", Found(path, relative, "hidden file (its name starts with '.')")
+    if not stat.S_ISREG(mode):
+        return "found", Found(path, relative, f"not a regular file ({_describe(mode)}); not opened")
+    return "found", Found(path, relative)

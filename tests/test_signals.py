@@ -1,0 +1,76 @@
+"""The signal helpers: SIGTERM runs the cleanup, then ends the process as SIGTERM does; held signals wait."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from structsim_nb._signals import Terminated, deferred_signals, sigterm_raises, stop_workers
+
+_SCRIPT = textwrap.dedent(
+    """
+    import os, signal, sys, time
+    from structsim_nb._signals import sigterm_raises
+    {setup}
+    with sigterm_raises():
+        try:
+            print("ready", flush=True)
+            time.sleep(60)
+        finally:
+            print("cleaned up", flush=True)  # the work's own cleanup: stopping workers, removing staging
+    print("not reached", flush=True)
+    """
+)
+
+
+def _run(setup: str) -> tuple[int, str]:
+    process = subprocess.Popen(
+        [sys.executable, "-c", _SCRIPT.format(setup=setup)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "ready"
+    process.send_signal(signal.SIGTERM)
+    out, _ = process.communicate(timeout=30)
+    return process.returncode, out
+
+
+def test_sigterm_cleans_up_then_ends_the_process_by_sigterm() -> None:
+    code, out = _run("")
+    assert code == -signal.SIGTERM and out.strip() == "cleaned up"  # died by the signal, after the cleanup
+
+
+def test_a_handler_of_the_callers_keeps_the_last_word() -> None:
+    code, out = _run("signal.signal(signal.SIGTERM, lambda *a: sys.exit(7))")
+    assert code == 7 and out.strip() == "cleaned up"
+
+
+def test_outside_the_main_thread_it_does_nothing() -> None:
+    import threading
+
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            with sigterm_raises(), deferred_signals():
+                pass
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert errors == []
+
+
+def test_terminated_is_a_keyboard_interrupt_and_stop_workers_takes_any_executor() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    assert issubclass(Terminated, KeyboardInterrupt) and Terminated().signum == signal.SIGTERM
+    pool = ThreadPoolExecutor(1)
+    stop_workers(pool)
+    with pytest.raises(RuntimeError):
+        pool.submit(print)
+    stop_workers(None)

@@ -1,0 +1,116 @@
+"""ReportsFolder: staged then moved into place; the reuse rule; leftovers of dead runs removed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from structsim_nb._signals import deferred_signals
+from structsim_nb.errors import ReportsFolderError
+from structsim_nb.trajectories.reports_dir import ReportsFolder
+
+
+def _run(folder: Path, files: dict[str, dict[str, object]]) -> ReportsFolder:
+    """Write `files` (and an aggregate listing them) the way run_evaluation does."""
+    out = ReportsFolder(folder)
+    out.check()
+    out.stage()
+    for name, data in files.items():
+        out.write(name, json.dumps(data).encode())
+    aggregate = {"results": [{"report": name} for name in files]}
+    out.write("_aggregate.json", json.dumps(aggregate).encode())
+    out.publish()
+    return out
+
+
+def _dead_pid() -> int:
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_a_new_folder_holds_exactly_the_run(tmp_path: Path) -> None:
+    _run(tmp_path / "r", {"1.json": {"a": 1}})
+    assert sorted(os.listdir(tmp_path / "r")) == ["1.json", "_aggregate.json"]
+    assert sorted(os.listdir(tmp_path)) == ["r"]  # no staging left beside it
+
+
+def test_a_second_smaller_run_replaces_the_first(tmp_path: Path) -> None:
+    _run(tmp_path / "r", {"1.json": {}, "2.json": {}, "3.json": {}})
+    _run(tmp_path / "r", {"9.json": {}})
+    assert sorted(os.listdir(tmp_path / "r")) == ["9.json", "_aggregate.json"]
+    assert sorted(os.listdir(tmp_path)) == ["r"]
+
+
+def test_a_folder_holding_other_files_is_refused_before_anything(tmp_path: Path) -> None:
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "notes.txt").write_text("mine")
+    with pytest.raises(ReportsFolderError, match=r"holds files an earlier evaluate did not write \(notes\.txt"):
+        ReportsFolder(tmp_path / "r").check()
+    _run(tmp_path / "r2", {"1.json": {}})
+    (tmp_path / "r2" / "extra.json").write_text("{}")  # not in the aggregate
+    with pytest.raises(ReportsFolderError, match="its _aggregate.json does not list them"):
+        ReportsFolder(tmp_path / "r2").check()
+    assert (tmp_path / "r" / "notes.txt").read_text() == "mine"
+
+
+def test_a_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "r").write_text("x")
+    with pytest.raises(ReportsFolderError, match="exists and is not one"):
+        ReportsFolder(tmp_path / "r").check()
+
+
+def test_a_read_only_folder_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "r").mkdir()
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: False if Path(path) == tmp_path / "r" else real(path, mode))
+    with pytest.raises(ReportsFolderError, match="is not writable"):
+        ReportsFolder(tmp_path / "r").check()
+
+
+def test_leftovers_of_dead_runs_are_removed_and_live_ones_kept(tmp_path: Path) -> None:
+    _run(tmp_path / "r", {"1.json": {}})
+    dead, alive = _dead_pid(), os.getppid()
+    (tmp_path / f".r.structsim-staging-{dead}-aa").mkdir()
+    (tmp_path / f".r.structsim-staging-{dead}-aa" / "1.json").write_text("{}")
+    (tmp_path / f".r.structsim-old-{dead}-bb").mkdir()
+    (tmp_path / f".r.structsim-staging-{alive}-cc").mkdir()  # another run, still going
+    (tmp_path / "r" / ".1.json.x1y2.tmp").write_text("half")  # what an older version left on kill -9
+    _run(tmp_path / "r", {"2.json": {}})
+    assert sorted(os.listdir(tmp_path)) == [f".r.structsim-staging-{alive}-cc", "r"]
+    assert sorted(os.listdir(tmp_path / "r")) == ["2.json", "_aggregate.json"]
+
+
+def test_an_interrupted_write_leaves_nothing(tmp_path: Path) -> None:
+    _run(tmp_path / "r", {"1.json": {"old": True}})
+    out = ReportsFolder(tmp_path / "r")
+    out.check()
+    out.stage()
+    out.write("2.json", b"{}")
+    out.discard()  # what run_evaluation does on Ctrl-C or SIGTERM
+    assert sorted(os.listdir(tmp_path)) == ["r"]
+    assert json.loads((tmp_path / "r" / "1.json").read_text()) == {"old": True}
+
+
+def test_a_linked_folder_is_filled_in_place(tmp_path: Path) -> None:
+    (tmp_path / "target").mkdir()
+    (tmp_path / "r").symlink_to(tmp_path / "target")
+    _run(tmp_path / "r", {"1.json": {}, "2.json": {}})
+    _run(tmp_path / "r", {"3.json": {}})
+    assert (tmp_path / "r").is_symlink()  # the link is kept, not replaced by a folder
+    assert sorted(os.listdir(tmp_path / "target")) == ["3.json", "_aggregate.json"]
+
+
+def test_signals_are_held_during_the_move_and_delivered_after() -> None:
+    moved = []
+    with pytest.raises(KeyboardInterrupt):
+        with deferred_signals():
+            os.kill(os.getpid(), signal.SIGINT)
+            moved.append("still here")  # the interrupt waits for the step to finish
+    assert moved == ["still here"]

@@ -1,0 +1,97 @@
+"""find_json_files: every *.json found, and everything in the way named, never skipped in silence."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from structsim_nb.trajectories.walk import find_json_files
+
+ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _tree(root: Path) -> Path:
+    (root / "a" / "deep").mkdir(parents=True)
+    for name in ("1.json", "a/2.json", "a/deep/3.json", "notes.txt", ".hidden.json"):
+        (root / name).write_text("{}")
+    return root
+
+
+def test_sorted_as_rglob_would_be(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    found, skipped = find_json_files(root)
+    assert [f.relative for f in found] == [p.relative_to(root).as_posix() for p in sorted(root.rglob("[!.]*.json"))]
+    assert all(f.error is None for f in found)
+    assert [(s.relative, s.error) for s in skipped] == [(".hidden.json", "hidden file (its name starts with '.')")]
+
+
+def test_links_that_go_nowhere_or_loop_are_named(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    (root / "dangling.json").symlink_to(root / "gone.json")
+    (root / "self.json").symlink_to(root / "self.json")
+    (root / "loop").symlink_to(root)  # a folder link back up the tree
+    (root / "ok.json").symlink_to(root / "1.json")
+    found = {f.relative: f.error for f in find_json_files(root)[0]}
+    assert "does not exist" in found["dangling.json"] and "gone.json" in found["dangling.json"]
+    assert "cannot be followed" in found["self.json"]
+    assert found["loop/"].startswith("symbolic link to a folder, not followed")
+    assert found["ok.json"] is None  # a link to a file is read
+
+
+def test_a_fifo_is_named_and_never_opened(tmp_path: Path) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    root = _tree(tmp_path / "t")
+    os.mkfifo(root / "pipe.json")  # opening it to read would block forever
+    found = {f.relative: f.error for f in find_json_files(root)[0]}
+    assert found["pipe.json"] == "not a regular file (a FIFO); not opened"
+
+
+def test_an_unreadable_folder_is_an_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "t")
+    real = os.scandir
+
+    def scandir(path: object) -> object:
+        if Path(str(path)) == root / "a":
+            raise PermissionError(13, "Permission denied")
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = {f.relative: f.error for f in find_json_files(root)[0]}
+    assert found["a/"] == "folder cannot be read (Permission denied); the trajectories in it were not scored"
+    assert "a/2.json" not in found and "1.json" in found
+
+
+@pytest.mark.skipif(ROOT_USER or not hasattr(os, "geteuid"), reason="root reads any folder")
+def test_an_unreadable_folder_for_real(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    (root / "a").chmod(0)
+    try:
+        found = {f.relative: f.error for f in find_json_files(root)[0]}
+    finally:
+        (root / "a").chmod(0o755)
+    assert found["a/"].startswith("folder cannot be read")
+
+
+def test_an_unreadable_root_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "t")
+
+    def scandir(path: object) -> object:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(PermissionError):
+        find_json_files(root)
+
+
+def test_own_and_skipped_folders_are_listed_not_read(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    (root / "reports").mkdir()
+    (root / "reports" / "11.json").write_text("{}")
+    (root / ".reports.structsim-staging-1-ab").mkdir()
+    (root / ".reports.structsim-staging-1-ab" / "12.json").write_text("{}")
+    found, skipped = find_json_files(root, skip=[root / "reports"])
+    assert not [f for f in found if "11.json" in f.relative or "12.json" in f.relative]
+    assert {s.relative for s in skipped} >= {"reports/", ".reports.structsim-staging-1-ab/"}
