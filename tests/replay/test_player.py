@@ -148,6 +148,41 @@ class TestReplayPaths:
         note = model.recording.provenance.note
         assert "three deliberate extraction errors" in note and f"total_amount {prediction.total_amount}" in note
 
+    def test_committed_walkthrough_total_is_two_adjacent_digits_transposed_as_its_note_says(self) -> None:
+        # The note calls the planted total a transposition of two adjacent digits: swapping one adjacent pair of
+        # the printed total must give it, and nothing else may differ. The variant the note says is forgiven (the
+        # last two digits swapped) must score as a match, and the planted one must not.
+        import stickler
+
+        sys.path.insert(0, str(ROOT / "examples" / "notebooks"))
+        from walkthrough_schema import Invoice
+
+        model = ReplayModel(WALKTHROUGH)
+        request = model.recording.interactions[0].request
+        prompt = request.messages[0]["content"][0]["text"]
+        prediction = Agent(model=model, system_prompt=request.system[0]["text"], callback_handler=None)(
+            prompt, structured_output_model=Invoice
+        ).structured_output
+        printed = "1898.16"
+        assert "GBP 1,898.16" in prompt
+        written = f"{prediction.total_amount:.2f}"
+        swaps = [
+            i
+            for i in range(len(printed) - 1)
+            if printed[i] != printed[i + 1] and printed[:i] + printed[i + 1] + printed[i] + printed[i + 2 :] == written
+        ]
+        assert swaps == [1], (printed, written)
+        note = model.recording.provenance.note
+        assert f"total_amount {written} (two adjacent digits transposed: the document prints 1,898.16" in note
+        relative = abs(prediction.total_amount - 1898.16) / 1898.16
+        assert f"the total is {relative:.1%} off" in note and relative > 0.001
+
+        truth = prediction.model_copy(update={"total_amount": 1898.16})
+        assert stickler.evaluate(truth, prediction).field_scores["total_amount"] == 0.0
+        forgiven = prediction.model_copy(update={"total_amount": 1898.61})
+        assert stickler.evaluate(truth, forgiven).field_scores["total_amount"] == 1.0
+        assert "1898.61, would be forgiven" in note
+
     def test_tool_first_is_one_call_in_the_recorded_fragments(self, tmp_path: Path) -> None:
         path = make(tmp_path / "r.json", [tool('{"name": "Alice", "age": 30}', [3, 10, 17])])
         seen: list[str] = []
