@@ -24,10 +24,12 @@ by the model: it is reported instead, naming the key and the document (`unknown_
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
@@ -344,6 +346,40 @@ def _unreadable(path: Path, exc: Exception) -> str:
     )
 
 
+@contextlib.contextmanager
+def _progress_bars(show: bool) -> Iterator[None]:
+    """`datasets`' and the hub client's progress bars, hidden for the block unless `show`.
+
+    Both libraries keep the switch as a global; it is put back as it was after the block. An
+    environment variable that forces the bars on (`HF_DATASETS_DISABLE_PROGRESS_BARS=0`,
+    `HF_HUB_DISABLE_PROGRESS_BARS=0`) still wins: the libraries would warn, and the warning is
+    swallowed, since the user asked for the bars.
+    """
+    try:
+        # optional extra: datasets (without it, loading fails below with the install command)
+        import datasets
+        from huggingface_hub import utils as hub
+    except ImportError:
+        show = True
+    if show:
+        yield
+        return
+    hidden = (datasets.are_progress_bars_disabled(), hub.are_progress_bars_disabled())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        datasets.disable_progress_bars()
+        hub.disable_progress_bars()
+    try:
+        yield
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if not hidden[0]:
+                datasets.enable_progress_bars()
+            if not hidden[1]:
+                hub.enable_progress_bars()
+
+
 def _schema_of(dataset: Any, where: str) -> dict[str, Any] | None:
     """The rows' `json_schema` (normalized), checking every row carries the same one; None without the column."""
     from .schema import normalize_json_schema
@@ -371,6 +407,7 @@ def load_fcc(
     max_line_items: int | None = None,
     max_text_chars: int | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
+    progress: bool = True,
 ) -> list[FCCDocument]:
     """Load FCC invoices through `datasets`, filtered and capped.
 
@@ -391,6 +428,10 @@ def load_fcc(
             the label would then hold values the text lacks). Default None.
         cache_dir: Where `datasets` caches what it loads. Default None (its own default,
             `~/.cache/huggingface/datasets`). Unused for a `Dataset` passed in.
+        progress: Show the progress bars `datasets` draws while it reads (downloads, "Generating
+            test split"). Default True. False hides them for this call only, so a notebook's saved
+            outputs hold no bar frozen at its first state; the libraries' own setting is restored
+            afterwards, and an environment variable forcing the bars on still wins.
 
     Returns:
         The documents, in dataset order. Labels that do not validate are kept (with
@@ -410,7 +451,8 @@ def load_fcc(
             raise ValueError(f"{name} must be a non-negative integer or None; got {cap!r}")
     if model != "json_schema" and not (isinstance(model, type) and issubclass(model, BaseModel)):
         raise TypeError(f"model must be a Pydantic model class or 'json_schema'; got {model!r}")
-    dataset, where = _dataset(source, split, None if cache_dir is None else str(cache_dir))
+    with _progress_bars(progress):
+        dataset, where = _dataset(source, split, None if cache_dir is None else str(cache_dir))
     missing = [name for name in COLUMNS if name not in dataset.column_names]
     if missing:
         raise ValueError(

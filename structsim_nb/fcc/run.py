@@ -181,14 +181,15 @@ class RunSettings:
     max_text_chars: int | None = None
     model_id: str = DEFAULT_MODEL_ID
 
-    def load(self, *, cache_dir: str | os.PathLike[str] | None = None) -> list[FCCDocument]:
-        """`load_fcc` with these settings."""
+    def load(self, *, cache_dir: str | os.PathLike[str] | None = None, progress: bool = True) -> list[FCCDocument]:
+        """`load_fcc` with these settings; `cache_dir` and `progress` are passed on (see there)."""
         return load_fcc(
             self.source,
             n_docs=self.n_docs,
             max_line_items=self.max_line_items,
             max_text_chars=self.max_text_chars,
             cache_dir=cache_dir,
+            progress=progress,
         )
 
     def to_json(self) -> str:
@@ -295,10 +296,24 @@ def open_fcc_model(mode: Mode, recording: str | os.PathLike[str], *, settings: R
         yield model
 
 
+#: How much of a recording's provenance note `describe_answers` prints, in whole sentences.
+NOTE_CHARS = 700
+
+
+def _whole_sentences(note: str, limit: int, path: Path) -> str:
+    """`note` up to the last sentence that ends within `limit` characters, saying where the rest is."""
+    if len(note) <= limit:
+        return note
+    end = note.rfind(". ", 0, limit)
+    kept = note[: end + 1] if end > 0 else note[:limit].rstrip() + "..."
+    return f"{kept} (The whole note: provenance.note in {path.name}.)"
+
+
 def describe_answers(mode: Mode, settings: RunSettings, *, recording: str | os.PathLike[str] | None = None) -> str:
     """Where the notebook's answers come from in `mode`, in a few lines a notebook can print.
 
-    Replay describes the recording's provenance; record names the model called and the file
+    Replay describes the recording's provenance (its note cut at the last whole sentence within
+    `NOTE_CHARS` characters, saying where the rest is); record names the model called and the file
     about to be written (and what it replaces, if anything); live names the model. Never raises
     for a missing file in record mode: the run is what creates it.
 
@@ -320,7 +335,8 @@ def describe_answers(mode: Mode, settings: RunSettings, *, recording: str | os.P
         provenance = load_recording(path).provenance
         return (
             f"recordings: source={provenance.source}, model_id={provenance.model_id}, "
-            f"recorded_at={provenance.recorded_at}, re-record: {provenance.rerecord_command}\n{provenance.note[:600]}"
+            f"recorded_at={provenance.recorded_at}, re-record: {provenance.rerecord_command}\n"
+            f"{_whole_sentences(provenance.note, NOTE_CHARS, path)}"
         )
     try:
         previous = load_recording(path).provenance

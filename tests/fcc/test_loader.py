@@ -306,6 +306,36 @@ class TestFilters:
             load_fcc("sample", **{name: -1})
 
 
+class TestProgressBars:
+    """`progress=False` hides datasets' bars ("Generating test split") for that call only."""
+
+    def test_bars_show_by_default(self, cache: Path, capfd: pytest.CaptureFixture[str]) -> None:
+        load_fcc("sample", cache_dir=cache)
+        assert "Generating test split" in capfd.readouterr().err
+
+    def test_progress_false_hides_them_and_puts_the_setting_back(
+        self, cache: Path, capfd: pytest.CaptureFixture[str]
+    ) -> None:
+        import datasets
+        from huggingface_hub import utils as hub
+
+        before = (datasets.are_progress_bars_disabled(), hub.are_progress_bars_disabled())
+        docs = load_fcc("sample", cache_dir=cache, progress=False)
+        assert len(docs) == len(SAMPLE_IDS)
+        assert "Generating" not in capfd.readouterr().err
+        assert (datasets.are_progress_bars_disabled(), hub.are_progress_bars_disabled()) == before
+
+    def test_bars_a_user_turned_off_stay_off(self, cache: Path) -> None:
+        import datasets
+
+        datasets.disable_progress_bars()
+        try:
+            load_fcc("sample", cache_dir=cache, progress=False)
+            assert datasets.are_progress_bars_disabled()
+        finally:
+            datasets.enable_progress_bars()
+
+
 _HUB_SCRIPT = """
 import json, sys
 from structsim_nb.fcc import load_fcc

@@ -110,6 +110,10 @@ class TestRunSettings:
         monkeypatch.setenv(fcc_run.N_DOCS_ENV, "7")
         assert fcc_run.run_settings(Mode.REPLAY, settings_path=path).n_docs == 3
 
+    def test_load_passes_progress_on(self, cache: Path, capfd: pytest.CaptureFixture[str]) -> None:
+        docs = fcc_run.RunSettings(n_docs=2).load(cache_dir=cache, progress=False)
+        assert len(docs) == 2 and "Generating" not in capfd.readouterr().err
+
     def test_replay_without_settings_says_how_to_record(self, tmp_path: Path) -> None:
         with pytest.raises(FileNotFoundError, match="structsim-nb record-fcc"):
             fcc_run.run_settings(Mode.REPLAY, settings_path=tmp_path / "missing.json")
@@ -299,6 +303,20 @@ class TestDescribeAnswers:
             Mode.REPLAY, fcc_run.RunSettings(), recording=fcc_run.RECORDINGS_DIR / fcc_run.RECORDING_NAMES["plain"]
         )
         assert text.startswith("recordings: source=") and "re-record: structsim-nb record-fcc" in text
+
+    def test_a_long_note_is_cut_at_a_whole_sentence_and_says_where_the_rest_is(self) -> None:
+        from structsim_nb.replay.cassette import load_recording
+
+        path = fcc_run.RECORDINGS_DIR / fcc_run.RECORDING_NAMES["plain"]
+        note = load_recording(path).provenance.note
+        assert len(note) > fcc_run.NOTE_CHARS  # the hand-authored note lists every deliberate error
+        printed = fcc_run.describe_answers(Mode.REPLAY, fcc_run.RunSettings(), recording=path).split("\n", 1)[1]
+        kept, pointer = printed.split(" (The whole note: ")
+        assert note.startswith(kept) and kept.endswith(".") and len(kept) <= fcc_run.NOTE_CHARS
+        assert pointer == f"provenance.note in {path.name}.)"
+
+    def test_a_short_note_is_printed_whole(self) -> None:
+        assert fcc_run._whole_sentences("Captured. Fine.", 700, Path("r.json")) == "Captured. Fine."
 
     def test_live_writes_nothing(self) -> None:
         assert "nothing is written" in fcc_run.describe_answers(Mode.LIVE, fcc_run.RunSettings(model_id="m"))
