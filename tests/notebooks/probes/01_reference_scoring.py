@@ -7,7 +7,7 @@ import math as _math
 from strands_evals import Experiment as _Experiment
 from strands_evals.evaluators import Equals as _Equals
 
-import structsim_nb.whatif as _whatif
+import structsim_nb.plot.whatif as _whatif
 
 
 def _plain(value):

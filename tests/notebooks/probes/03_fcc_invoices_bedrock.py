@@ -3,7 +3,7 @@
 # dates, ...), and rescores the "Try it yourself" variants the prose predicts, so the test can check both.
 from strands_evals.types.evaluation import EvaluationData as _EvaluationData
 
-from structsim_nb import whatif as _whatif
+from structsim_nb.plot import whatif as _whatif
 
 
 def _short(name):
