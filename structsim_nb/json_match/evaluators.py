@@ -343,16 +343,16 @@ def json_field_match(
     paths = parse_fields(fields)
     bar = check_threshold(threshold, 1.0)
     check_both_absent(both_absent)
-    # Both sides are checked whole, as the other evaluators check them: a value that is not JSON data
-    # (a set, a cycle, nesting past the limit) anywhere makes the output unreadable or the ground truth
-    # an error, whichever fields are configured.
-    gt = read_expected(expected)
+    # Both sides are checked whole (in C; `deep=False`), as the other evaluators check them: a value that
+    # is not JSON data (a set, a cycle) anywhere makes the output unreadable or the ground truth an error,
+    # whichever fields are configured. Only the values at the configured paths are converted.
+    gt = read_expected(expected, deep=False)
     if not isinstance(gt, (dict, list)):
         raise GroundTruthError(
             f"expected must be a JSON object or array to have fields; got the {json_type(gt)} {short(gt)}. "
             "Use exact_match for a single value"
         )
-    read = read_output(actual)
+    read = read_output(actual, deep=False)
     theirs = agenta.field_scores(actual, expected, paths)  # None: Agenta raises on this ground truth
     notes: list[str] = []
     if theirs is None:

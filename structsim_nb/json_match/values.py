@@ -140,16 +140,27 @@ def as_json(value: Any) -> tuple[bool, Any]:
     return ok, converted
 
 
-def _as_json(value: Any, depth: int = 0, stack: set[int] | None = None) -> tuple[bool, Any, str]:
+def _as_json(value: Any) -> tuple[bool, Any, str]:
     """`(True, json_value, "")` for JSON data (tuples become lists), else `(False, None, why)`.
 
     Plain JSON (dicts with string keys, lists, strings, numbers, booleans, None) comes back as
     the same object, uncopied; a container is copied only where something in it changes (a
-    tuple, a dict or list subclass), so reading a large document costs one walk. Refused:
-    non-JSON types and non-string keys, nesting deeper than `MAX_DEPTH` (every reader after this
-    one recurses), and a container that holds itself. Recursion is bounded by `MAX_DEPTH`, so
-    this never raises `RecursionError`.
+    tuple, a dict or list subclass), so reading a large document costs one walk, with no call
+    for a scalar. Refused: non-JSON types and non-string keys, nesting deeper than `MAX_DEPTH`
+    (every reader after this one recurses), and a container that holds itself. Recursion is
+    bounded by `MAX_DEPTH`, so this never raises `RecursionError`: a reference cycle is caught
+    by the depth bound, then told apart from deep nesting by one more walk.
     """
+    ok, converted, why = _walk(value, 0)
+    if not ok and why == _TOO_DEEP and _has_cycle(value, set(), 0):
+        why = "contains itself (a reference cycle)"
+    return ok, converted, why
+
+
+_TOO_DEEP = f"nests deeper than {MAX_DEPTH} levels"
+
+
+def _walk(value: Any, depth: int) -> tuple[bool, Any, str]:
     kind = type(value)
     if kind in _PLAIN:
         return True, value, ""
@@ -158,40 +169,67 @@ def _as_json(value: Any, depth: int = 0, stack: set[int] | None = None) -> tuple
             return True, value, ""
         return False, None, f"holds a {kind.__name__}, which is not JSON data"
     if depth >= MAX_DEPTH:
-        return False, None, f"nests deeper than {MAX_DEPTH} levels"
-    stack = set() if stack is None else stack
-    if id(value) in stack:
-        return False, None, "contains itself (a reference cycle)"
-    stack.add(id(value))
-    try:
-        if isinstance(value, dict):
-            copy: Any = None if kind is dict else {}
-            for key, item in value.items():
-                if not isinstance(key, str):
-                    return False, None, f"has a {type(key).__name__} key, and JSON keys are strings"
-                ok, converted, why = _as_json(item, depth + 1, stack)
+        return False, None, _TOO_DEEP
+    plain = _PLAIN
+    if isinstance(value, dict):
+        copy: Any = None if kind is dict else {}
+        for key, item in value.items():
+            if type(key) is not str and not isinstance(key, str):
+                return False, None, f"has a {type(key).__name__} key, and JSON keys are strings"
+            if type(item) in plain:
+                converted = item
+            else:
+                ok, converted, why = _walk(item, depth + 1)
                 if not ok:
                     return False, None, why
-                if copy is None and converted is not item:
-                    copy = dict(value)
-                if copy is not None:
-                    copy[key] = converted
-            return True, value if copy is None else copy, ""
-        items: Any = None if kind is list else []
-        for index, item in enumerate(value):
-            ok, converted, why = _as_json(item, depth + 1, stack)
+            if copy is None and converted is not item:
+                copy = dict(value)
+            if copy is not None:
+                copy[key] = converted
+        return True, value if copy is None else copy, ""
+    items: Any = None if kind is list else []
+    for index, item in enumerate(value):
+        if type(item) in plain:
+            converted = item
+        else:
+            ok, converted, why = _walk(item, depth + 1)
             if not ok:
                 return False, None, why
-            if items is None and converted is not item:
-                items = list(value)
-            if items is not None:
-                if index < len(items) and kind is list:
-                    items[index] = converted
-                else:
-                    items.append(converted)
-        return True, value if items is None else items, ""
-    finally:
-        stack.discard(id(value))
+        if items is None and converted is not item:
+            items = list(value)
+        if items is not None:
+            if kind is list:
+                items[index] = converted
+            else:
+                items.append(converted)
+    return True, value if items is None else items, ""
+
+
+def _has_cycle(value: Any, stack: set[int], depth: int) -> bool:
+    """Whether a container holds itself, looking `MAX_DEPTH + 1` levels down (as far as `_walk` went)."""
+    if not isinstance(value, (list, tuple, dict)) or depth > MAX_DEPTH:
+        return False
+    if id(value) in stack:
+        return True
+    stack.add(id(value))
+    items = value.values() if isinstance(value, dict) else value
+    found = any(_has_cycle(item, stack, depth + 1) for item in items)
+    stack.discard(id(value))
+    return found
+
+
+def _serializable(value: Any) -> bool:
+    """Whether orjson (in C) writes `value`: JSON types and string keys throughout, no reference cycle,
+    nesting under orjson's 254 levels. Tuples and subclasses pass (a reader converts what it uses with
+    `as_json`); what this refuses (and integers over 64 bits) is left to the Python walk, which says why.
+    """
+    import orjson
+
+    try:
+        orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        return False
+    return True
 
 
 def load_json_text(text: str) -> tuple[bool, Any, str]:
@@ -239,10 +277,11 @@ def read_output(actual: Any, *, deep: bool = True) -> JsonRead:
 
     Args:
         actual: The output.
-        deep: Check (and convert) the whole value. Default True. False takes a dict or list as
-            it is, for a reader that checks only the parts it uses (`as_json` on each).
+        deep: Check (and convert) the whole value in Python. Default True. False checks a dict or
+            list in C (`_serializable`) and takes it as it is, for a reader that converts only the
+            parts it uses (`as_json` on each); anything the C check refuses is read as with True.
     """
-    if not deep and type(actual) in (dict, list):
+    if not deep and type(actual) in (dict, list) and _serializable(actual):
         read = object.__new__(JsonRead)  # JsonRead(True, actual) without the frozen __init__
         read.__dict__.update(ok=True, value=actual, how="value", message="", syntax="json", span=None)
         return read
@@ -280,13 +319,14 @@ def read_expected(expected: Any, *, deep: bool = True) -> Any:
 
     Args:
         expected: The ground truth.
-        deep: Check (and convert) the whole value. Default True. False takes a dict or list as
-            it is, for a reader that checks only the parts it uses (`as_json` on each).
+        deep: Check (and convert) the whole value in Python. Default True. False checks a dict or
+            list in C (`_serializable`) and takes it as it is, for a reader that converts only the
+            parts it uses (`as_json` on each); anything the C check refuses is read as with True.
 
     Raises:
         GroundTruthError: If the ground truth is not JSON data or JSON text.
     """
-    if not deep and type(expected) in (dict, list):
+    if not deep and type(expected) in (dict, list) and _serializable(expected):
         return expected
     if isinstance(expected, BaseModel):
         expected = expected.model_dump(mode="json")
