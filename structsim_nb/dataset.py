@@ -74,6 +74,7 @@ class _Settings(NamedTuple):
     non_matches: bool
     fast_matching: bool = True
     model_blob: bytes | None = None
+    strict: bool = False
 
 
 class _Pair(NamedTuple):
@@ -239,6 +240,7 @@ def _evaluator(settings: _Settings) -> StructuredOutputSimilarity:
         name=settings.name,
         non_matches=settings.non_matches,
         fast_matching=settings.fast_matching,
+        strict=settings.strict,
     )
 
 
@@ -588,6 +590,7 @@ def score_dataset(
     weight_hints: bool = False,
     non_matches: bool = True,
     fast_matching: bool = True,
+    strict: bool = False,
     name: str | None = None,
     workers: int | None = None,
     executor: Any = None,
@@ -617,6 +620,8 @@ def score_dataset(
         weight_hints: Forwarded to `StructuredOutputSimilarity`. Default False.
         non_matches: Forwarded to `StructuredOutputSimilarity`. Default True.
         fast_matching: Forwarded to `StructuredOutputSimilarity`. Default True.
+        strict: Forwarded to `StructuredOutputSimilarity`: True scores a side that does not validate
+            0.0 as unreadable (upstream's reading). Default False (read leniently).
         name: Evaluator name, as on `StructuredOutputSimilarity`. Default None.
         workers: Worker processes. 1 scores in this process (a document that crashes the
             interpreter then ends the run, and a crash is only isolated with 2 or more).
@@ -668,6 +673,7 @@ def score_dataset(
         name=name,
         non_matches=non_matches,
         fast_matching=fast_matching,
+        strict=strict,
     )
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers must be a whole number of at least 1, or None for every core; got {workers!r}")
@@ -704,7 +710,7 @@ def score_dataset(
                 "model=<%s> | model is not importable by dotted path | sending it to the workers by value",
                 evaluator.model_cls.__qualname__,
             )
-    settings = _Settings(path or "", match_threshold, weight_hints, name, non_matches, fast_matching, blob)
+    settings = _Settings(path or "", match_threshold, weight_hints, name, non_matches, fast_matching, blob, strict)
     model_name = evaluator.model_cls.__name__
     if executor is None and workers == 1:
         results = _in_process(evaluator, source)

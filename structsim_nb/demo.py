@@ -12,6 +12,8 @@ the benchmarks in `bench/` and the `score_dataset` tests score it.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import datetime
 import logging
 import random
@@ -172,6 +174,10 @@ def run_reference(*, with_equals: bool = False, non_matches: bool = True) -> Str
     Returns:
         The experiment's report, as `StructuredOutputReport`. With `with_equals`, its rows
         carry both evaluators (evaluator names `Equals` and `StructuredOutputSimilarity`).
+
+    Notes:
+        Works in Jupyter too: `Experiment.run_evaluations` starts its own event loop, which cannot
+        run inside the one a notebook kernel runs, so there the experiment runs on a thread of its own.
     """
     predictions = reference_predictions()
 
@@ -185,7 +191,12 @@ def run_reference(*, with_equals: bool = False, non_matches: bool = True) -> Str
     experiment = Experiment[str, Invoice](
         cases=reference_cases(), evaluators=evaluators, report_cls=StructuredOutputReport
     )
-    return experiment.run_evaluations(task)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no event loop running here: the usual case in a script
+        return experiment.run_evaluations(task)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # a notebook kernel's loop is running
+        return pool.submit(experiment.run_evaluations, task).result()
 
 
 # -- synthetic corpora ----------------------------------------------------------------------

@@ -587,3 +587,19 @@ class TestModelsDefinedInMain:
 def test_progress_bar_when_asked(pairs, capsys):
     score_dataset(pairs[:5], model_cls=Invoice, workers=1, progress=True)
     assert "scoring" in capsys.readouterr().err
+
+
+def test_strict_reading_reaches_the_evaluator_in_process_and_on_workers():
+    pairs = [
+        {
+            "name": f"d{i}",
+            "expected": {"invoice_id": "A", "vendor_name": "V", "total_amount": "N/A"},
+            "actual": {"invoice_id": "A", "vendor_name": "V", "total_amount": 1.0},
+        }
+        for i in range(3)
+    ]
+    lenient = score_dataset(pairs, model_cls="structsim_nb.demo.Invoice", workers=1, progress=False)
+    strict = score_dataset(pairs, model_cls="structsim_nb.demo.Invoice", workers=1, progress=False, strict=True)
+    on_workers = score_dataset(pairs, model_cls="structsim_nb.demo.Invoice", workers=2, progress=False, strict=True)
+    assert set(lenient.cases_frame()["status"]) == {"scored"}
+    assert set(strict.cases_frame()["status"]) == {"unreadable"} == set(on_workers.cases_frame()["status"])

@@ -213,3 +213,15 @@ class TestSyntheticPairs:
         n = arguments.pop("n")
         with pytest.raises(ValueError, match=word):
             synthetic_invoice_pairs(n, **arguments)
+
+
+def test_run_reference_works_inside_a_running_event_loop_as_in_jupyter():
+    import asyncio
+
+    from structsim_nb.demo import run_reference
+
+    async def in_a_kernel():
+        return run_reference()  # Experiment.run_evaluations would call asyncio.run inside this loop
+
+    report = asyncio.run(in_a_kernel())
+    assert report.summary()["cases"] == 6
