@@ -284,7 +284,11 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
             from .engine.listmatch import MatchOnceSpec
 
             self._spec = MatchOnceSpec(
-                self._spec, vectorised=self._fast_matching, document_non_matches=self._non_matches
+                self._spec,
+                match_threshold=self.match_threshold,
+                weight_hints=self.weight_hints,
+                vectorised=self._fast_matching,
+                document_non_matches=self._non_matches,
             )
         self._strict = bool(strict)
         if not self._strict:

@@ -93,13 +93,17 @@ class MatchOnceSpec(EvalSpec):  # type: ignore[misc]
     `StructuredOutputSimilarity.evaluate` moves out.
     """
 
-    def __init__(self, spec: EvalSpec, *, vectorised: bool, document_non_matches: bool) -> None:
-        super().__init__(
-            spec.source_cls,
-            spec.eval_model,
-            weight_hints=spec._weight_hints,
-            match_threshold=spec._match_threshold,
-        )
+    def __init__(
+        self,
+        spec: EvalSpec,
+        *,
+        match_threshold: float,
+        weight_hints: bool,
+        vectorised: bool,
+        document_non_matches: bool,
+    ) -> None:
+        # The evaluator's public settings, not the spec's private copies: they are what built `spec`.
+        super().__init__(spec.source_cls, spec.eval_model, weight_hints=weight_hints, match_threshold=match_threshold)
         self._vectorised = vectorised
         self._document_non_matches = document_non_matches
 
