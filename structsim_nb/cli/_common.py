@@ -24,7 +24,7 @@ __all__ = [
     "fit_table",
     "plural",
     "terminal_width",
-    "workers_arg",
+    "positive_int",
 ]
 
 EXIT_OK = 0
@@ -71,8 +71,8 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     return f"{count} {singular if count == 1 else (plural_form or singular + 's')}"
 
 
-def workers_arg(text: str) -> int:
-    """An argparse type: a whole number of worker processes, at least 1."""
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number, at least 1 (worker processes, resamples, attempts)."""
     try:
         value = int(text)
     except ValueError:

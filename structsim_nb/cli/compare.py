@@ -7,7 +7,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._common import EXIT_BAD_INPUT, EXIT_FAILURES, EXIT_OK, HelpFormatter, fit_table, plural, terminal_width
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILURES,
+    EXIT_OK,
+    HelpFormatter,
+    fit_table,
+    plural,
+    positive_int,
+    terminal_width,
+)
 
 if TYPE_CHECKING:
     from ..comparison import Comparison
@@ -48,16 +57,6 @@ def _confidence(text: str) -> float:
     return value
 
 
-def _whole(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1; got {value}")
-    return value
-
-
 def add_parser(commands: Any) -> None:
     """Register `compare` on the `commands` subparsers."""
     parser = commands.add_parser(
@@ -90,7 +89,7 @@ def add_parser(commands: Any) -> None:
         "--confidence", type=_confidence, default=0.95, help="level of every interval (default: %(default)s)"
     )
     parser.add_argument(
-        "--resamples", type=_whole, default=1999, metavar="N", help="bootstrap resamples (default: %(default)s)"
+        "--resamples", type=positive_int, default=1999, metavar="N", help="bootstrap resamples (default: %(default)s)"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the resampling (default: %(default)s)")
     parser.add_argument(

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._common import EXIT_OK, HelpFormatter, fit_table, workers_arg
+from ._common import EXIT_OK, HelpFormatter, fit_table, positive_int
 
 if TYPE_CHECKING:
     from ..report import StructuredOutputReport
@@ -31,7 +31,7 @@ def add_parser(commands: Any) -> None:
     )
     demo.add_argument("--out", default="structsim-demo", help="folder to write the report to (default: %(default)s)")
     demo.add_argument(
-        "--workers", type=workers_arg, metavar="N", help="score on N worker processes (default: in this process)"
+        "--workers", type=positive_int, metavar="N", help="score on N worker processes (default: in this process)"
     )
     demo.set_defaults(handler=run)
 

@@ -16,8 +16,8 @@ from ._common import (
     HelpFormatter,
     fit_table,
     plural,
+    positive_int,
     terminal_width,
-    workers_arg,
 )
 
 AGGREGATE = "_aggregate.json"
@@ -144,7 +144,7 @@ def add_parser(commands: Any) -> None:
     )
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar (it only shows on a terminal)")
     evaluate.add_argument(
-        "--workers", type=workers_arg, metavar="N", help="score on N worker processes (default: in this process)"
+        "--workers", type=positive_int, metavar="N", help="score on N worker processes (default: in this process)"
     )
     evaluate.add_argument(
         "--scheduler",

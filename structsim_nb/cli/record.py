@@ -16,6 +16,7 @@ from ._common import (
     EXIT_NO_STRUCTURED_OUTPUT,
     EXIT_OK,
     HelpFormatter,
+    positive_int,
 )
 
 RECORD_EXAMPLES = """\
@@ -94,7 +95,7 @@ def add_parsers(commands: Any) -> None:
     record.add_argument("--no-streaming", action="store_true", help="use the non-streaming API (Bedrock converse)")
     record.add_argument(
         "--max-attempts",
-        type=_positive_int,
+        type=positive_int,
         default=6,
         help="model attempts when throttled, as strands retries (default 6)",
     )
@@ -144,16 +145,6 @@ def add_parsers(commands: Any) -> None:
 
 
 PROVIDER_NAMES = {"bedrock", "openai", "anthropic"}
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1; got {value}")
-    return value
 
 
 def run_record(args: argparse.Namespace) -> int:
