@@ -290,6 +290,27 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         if not self._strict:
             self._spec = _LenientSpec(self._spec, documenting=self._non_matches)  # type: ignore[assignment]
 
+    def __repr__(self) -> str:
+        """`<StructuredOutputSimilarity Invoice, match_threshold 0.7>`, plus the name and any option not at its default.
+
+        Short and free of memory addresses, so a notebook cell ending in an evaluator saves the same
+        text every time it runs.
+        """
+        options = [f"match_threshold {self._match_threshold:g}"]
+        if self.name not in (None, type(self).__name__):
+            options.append(f"name {self.name!r}")
+        options += [
+            text
+            for text, differs in (
+                ("weight_hints=True", self._weight_hints),
+                ("non_matches=False", not self._non_matches),
+                ("strict=True", self._strict),
+                ("fast_matching=False", not self._fast_matching),
+            )
+            if differs
+        ]
+        return f"<{type(self).__name__} {self._model_cls.__name__}, {', '.join(options)}>"
+
     @property
     def non_matches(self) -> bool:
         """Whether rows carry `metadata["non_matches"]`."""

@@ -176,6 +176,11 @@ class TestConstruction:
         assert rebuilt.non_matches is False and rebuilt.strict is True
         assert rebuilt.fast_matching is True
 
+    def test_repr_names_the_model_and_what_differs_from_the_defaults(self):
+        assert repr(StructuredOutputSimilarity(Invoice)) == "<StructuredOutputSimilarity Invoice, match_threshold 0.7>"
+        evaluator = StructuredOutputSimilarity(Invoice, match_threshold=0.85, name="inv", strict=True)
+        assert repr(evaluator) == "<StructuredOutputSimilarity Invoice, match_threshold 0.85, name 'inv', strict=True>"
+
     def test_missing_engine_names_install(self):
         code = textwrap.dedent(
             """

@@ -270,6 +270,8 @@ def test_charts_render_in_nbconvert_html_without_a_kernel(tmp_path, reference, c
     [chart] = notebook.cells[1].outputs
     assert "image/png" in chart["data"]
     assert "text/html" in notebook.cells[2].outputs[0]["data"]
+    # The text/plain a notebook saves beside the HTML is the report's one-line repr, not a dump of its rows.
+    assert notebook.cells[2].outputs[0]["data"]["text/plain"] == repr(reference)
     body, _ = HTMLExporter().from_notebook_node(notebook)
     path = tmp_path / "notebook.html"
     path.write_text(body, encoding="utf-8")
