@@ -152,6 +152,15 @@ def test_displays_as_a_widget(explorer):
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == explorer.widget.model_id
 
 
+def test_without_a_kernel_it_says_what_it_is_and_what_it_needs(explorer):
+    """A committed notebook keeps text/plain for viewers without a kernel: a sentence, not `VBox(children=...`."""
+    text = explorer._repr_mimebundle_()["text/plain"]
+    assert text == explorer.text()
+    assert text.startswith("structsim-nb report explorer (6 rows, 5 passed, overall score 0.752): pick a case")
+    assert "needs a running kernel" in text and "report.to_html()" in text and "VBox" not in text
+    assert repr(explorer).startswith("<Explorer: structsim-nb report explorer (6 rows")
+
+
 # -- in a real JupyterLab -------------------------------------------------------------------
 
 
