@@ -283,7 +283,7 @@ class TestSummaryAndHtml:
     def test_repr_html_is_the_compact_fragment(self, invoice_report):
         # The fragment itself is tested in tests/test_report_page.py; the report hands over to it.
         page = invoice_report._repr_html_()
-        assert page.startswith("<div class='ss'>")
+        assert page.startswith('<div class="ss" style=')  # styles inline: see tests/display/test_page.py
         assert "<html" not in page and "<script" not in page
         assert "wrong-throughout" in page and "report.to_html()" in page
 
