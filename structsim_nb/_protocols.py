@@ -45,6 +45,10 @@ class ReportLike(Protocol):
         """Headline figures."""
         ...
 
+    def evaluators(self) -> list[str]:
+        """The evaluator names, those that score field by field first."""
+        ...
+
     def similarity_evaluators(self) -> set[str]:
         """The evaluators whose rows `StructuredOutputSimilarity` scored."""
         ...

@@ -213,6 +213,33 @@ def _reading_reason(notes: list[lenient.ReadingNote], model: str, limit: int = 3
     return f"read leniently: {values} did not validate as {model} ({shown}{more})"
 
 
+#: What stickler names the comparisons of fields holding models (`stickler.auto.builder`).
+_HUNGARIAN = "Hungarian (per-element StructuredModel)"
+_RECURSIVE = "StructuredModelComparator"
+
+
+def _what_applies(entry: dict[str, Any], element: type, *, in_list: bool) -> None:
+    """Correct one `explain()` entry of a field holding models to what stickler does with it (see `explain`)."""
+    said = (entry.get("comparator"), entry.get("threshold"), entry.get("clip_under_threshold"))
+    if in_list:
+        threshold = float(element.match_threshold)  # type: ignore[attr-defined]
+        entry.update(comparator=_HUNGARIAN, threshold=threshold, clip_under_threshold=False)
+        unused = [f"comparator {said[0]}"] if said[0] != _HUNGARIAN else []
+        unused += [f"threshold {said[1]:g}"] if isinstance(said[1], (int, float)) and said[1] != threshold else []
+        how = (
+            f"list of {element.__name__}: elements paired by Hungarian assignment on each pair's score, a pair "
+            f"matched at {element.__name__}.match_threshold {threshold:g}; the list's score is never clipped"
+        )
+    else:
+        entry["comparator"] = _RECURSIVE
+        unused = [f"comparator {said[0]}"] if said[0] != _RECURSIVE else []
+        how = f"nested {element.__name__}: compared field by field, matched at this field's threshold"
+    if unused:
+        why = entry.get("why")
+        trail = list(why) if isinstance(why, (list, tuple)) else ([why] if why else [])
+        entry["why"] = [*trail, f"{how}; the configured {' and '.join(unused)} are not used by stickler"]
+
+
 class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
     """Scores structured output against ground truth field by field, and says what was right.
 
@@ -294,6 +321,27 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         if not self._strict:
             self._spec = _LenientSpec(self._spec, documenting=self._non_matches)  # type: ignore[assignment]
 
+    def __repr__(self) -> str:
+        """`<StructuredOutputSimilarity Invoice, match_threshold 0.7>`, plus the name and any option not at its default.
+
+        Short and free of memory addresses, so a notebook cell ending in an evaluator saves the same
+        text every time it runs.
+        """
+        options = [f"match_threshold {self._match_threshold:g}"]
+        if self.name not in (None, type(self).__name__):
+            options.append(f"name {self.name!r}")
+        options += [
+            text
+            for text, differs in (
+                ("weight_hints=True", self._weight_hints),
+                ("non_matches=False", not self._non_matches),
+                ("strict=True", self._strict),
+                ("fast_matching=False", not self._fast_matching),
+            )
+            if differs
+        ]
+        return f"<{type(self).__name__} {self._model_cls.__name__}, {', '.join(options)}>"
+
     @property
     def non_matches(self) -> bool:
         """Whether rows carry `metadata["non_matches"]`."""
@@ -310,7 +358,21 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         return self._fast_matching
 
     def explain(self) -> dict[str, dict[str, Any]]:
-        """The upstream `explain()`, and for each list of objects which matching runs.
+        """The upstream `explain()`, corrected where stickler compares a field another way, and list matching.
+
+        stickler's `explain()` reports the comparator configured on each field. A field holding
+        models is not compared with it (read in stickler-eval 1.0.0, `ComparisonDispatcher`):
+
+        - `List[Model]`: the elements are paired by Hungarian assignment on each pair's
+          `compare_with` score, and a pair counts as matched at the element class's
+          `match_threshold`; the list's score is never clipped. Its entry says so: `comparator`
+          `"Hungarian (per-element StructuredModel)"`, `threshold` the element class's
+          `match_threshold`, `clip_under_threshold` False.
+        - A nested model: compared field by field (its overall score), matched at the field's own
+          `threshold`: `comparator` `"StructuredModelComparator"`.
+
+        When a hand-configured `StructuredModel` names another comparator or threshold there, `why`
+        ends with a note saying which configured values are not used.
 
         Each `List[Model]` path also carries `matching`: `"vectorised"` when every field of its
         elements has a vectorised equivalent of its comparator (the pair-similarity matrix is
@@ -318,12 +380,15 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         (the engine compares the elements pair by pair), or `"engine: fast_matching=False"`.
         """
         from .engine.fastmatch import ElementPlan, plan_for
-        from .engine.listmatch import list_paths
+        from .engine.listmatch import model_paths
 
         explained: dict[str, dict[str, Any]] = super().explain()
-        for path, element in list_paths(self._spec.eval_model):
+        for path, element, in_list in model_paths(self._spec.eval_model):
             entry = explained.get(path)
             if entry is None:
+                continue
+            _what_applies(entry, element, in_list=in_list)
+            if not in_list:
                 continue
             if not self._fast_matching:
                 entry["matching"] = "engine: fast_matching=False"

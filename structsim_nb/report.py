@@ -111,6 +111,23 @@ def _first_non_finite(data: Mapping[str, Any]) -> str | None:
     return None
 
 
+#: Row statuses of an evaluator that scores field by field (see `StructuredOutputReport.evaluators`).
+_FIELD_LEVEL = ("scored", "unreadable")
+
+
+def _tally(summary: Mapping[str, Any]) -> str:
+    """`6 cases, 5 passed, overall 0.752`, plus unreadable, error and not-applicable counts when not zero."""
+    if not summary["cases"]:
+        return "0 cases"
+    text = f"{_plural(summary['cases'], 'case')}, {summary['passed']} passed, overall {summary['overall_score']:.3f}"
+    extras = [
+        (summary["unreadable"], "unreadable"),
+        (summary["errors"], "errors" if summary["errors"] != 1 else "error"),
+        (summary["not_applicable"], "not applicable"),
+    ]
+    return text + "".join(f", {count} {word}" for count, word in extras if count)
+
+
 def _evaluators(report: _UpstreamReport) -> set[str]:
     """The evaluator names the report's rows carry."""
     return {str(case.get("evaluator")) for case in report.cases}
@@ -309,6 +326,19 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
             "notes": sentences,
         }
 
+    def evaluators(self) -> list[str]:
+        """The evaluator names the report's rows carry: those that score field by field first, then the others.
+
+        An evaluator scores field by field when any of its rows was scored or unreadable
+        (`StructuredOutputSimilarity`, the `structsim_nb.json_match` evaluators); `Equals` and other
+        whole-output evaluators come after. Inside each group, in the order they first appear.
+        Empty for a report without rows.
+        """
+        table = self.cases_frame()
+        names = [str(name) for name in dict.fromkeys(table["evaluator"])]
+        field_level = {str(name) for name in table.loc[table["status"].isin(_FIELD_LEVEL), "evaluator"]}
+        return [name for name in names if name in field_level] + [name for name in names if name not in field_level]
+
     def similarity_evaluators(self) -> set[str]:
         """The names of the evaluators whose rows `StructuredOutputSimilarity` scored (ours or upstream).
 
@@ -348,6 +378,25 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
         return explore(self)
 
     # -- rendering --------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        """One line: cases, passes and overall score, per evaluator when there are several.
+
+        `<StructuredOutputReport 6 cases, 5 passed, overall 0.752>`; unreadable, error and
+        not-applicable rows are counted when there are any. Jupyter shows this as the report's
+        `text/plain` (beside the HTML display), so a saved notebook does not hold a dump of every row.
+        """
+        try:
+            names = self.evaluators()
+            if len(names) < 2:
+                return f"<StructuredOutputReport {_tally(self.summary())}>"
+            each = "; ".join(f"{name} {_tally(self.summary(evaluator=name))}" for name in names)
+            return f"<StructuredOutputReport {len(names)} evaluators: {each}>"
+        except Exception as exc:  # a repr must not raise: it would hide the report in tracebacks and debuggers
+            logger.debug("error=<%s> | report repr fell back to the row count", exc)
+            return f"<StructuredOutputReport {_plural(len(self.cases), 'row')}>"
+
+    __str__ = __repr__
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display, kept small: the summary, one chart, the five worst rows, how to get the rest."""

@@ -8,7 +8,15 @@ without it skips them with the install command.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,3 +76,96 @@ def open_page(chromium: Any, url: str, *, width: int = 1280, height: int = 900) 
     page.on("requestfailed", lambda request: console.messages.append(f"requestfailed: {request.url}"))
     page.goto(url)
     return page, console
+
+
+def notebook_html(folder: Path, displays: dict[str, Any]) -> Path:
+    """A notebook whose cells display `displays` (name -> object), as nbconvert's HTML; no kernel runs.
+
+    Each cell's output is what IPython saves for an object with `_repr_html_`: its HTML and its repr.
+    """
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    notebook = nbformat.v4.new_notebook()
+    for count, (name, shown) in enumerate(displays.items(), start=1):
+        data = {"text/html": shown._repr_html_(), "text/plain": repr(shown)}
+        output = nbformat.v4.new_output("execute_result", data=data, execution_count=count)
+        notebook.cells.append(nbformat.v4.new_code_cell(name, outputs=[output], execution_count=count))
+    body, _ = HTMLExporter().from_notebook_node(notebook)
+    path = folder / "displays.html"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+#: Per notebook output: table cells whose content spills out of them (text under a neighbour), and
+#: tables wider than their output (a part only a sideways scroll shows).
+LAYOUT_PROBLEMS = """() => [...document.querySelectorAll('.jp-OutputArea-output')].map(output => {
+    const spilled = [...output.querySelectorAll('table.ss-grid td, table.ss-grid th')]
+        .filter(cell => cell.scrollWidth > cell.clientWidth + 1)
+        .map(cell => cell.textContent.trim().slice(0, 60));
+    const hidden = [...output.querySelectorAll('.ss-scroll')]
+        .filter(box => box.scrollWidth > box.clientWidth + 1)
+        .map(box => box.querySelector('th') ? box.querySelector('tr').textContent.trim().slice(0, 60) : '');
+    return {spilled, hidden};
+})"""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for(url: str, server: subprocess.Popen, log: Path, *, seconds: float) -> None:
+    """Until `url` answers; fails at once, with the server's log, if the server exits."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2):  # noqa: S310  (loopback only)
+                return
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"JupyterLab did not come up at {url}:\n{log.read_text(errors='replace')[-3000:]}")
+            time.sleep(0.5)
+
+
+@contextmanager
+def jupyterlab(root: Path) -> Iterator[str]:
+    """A real JupyterLab serving `root` on 127.0.0.1 with its own settings (under `root/jupyter`).
+
+    Yields the URL of the notebook `name` as `url.format(name=...)`: `http://127.0.0.1:<port>/lab/tree/{name}?token=...`.
+    Its own data folder means a fresh notebook-trust database: every notebook it opens is untrusted.
+    """
+    port, token = _free_port(), secrets.token_hex(16)
+    home = root / "jupyter"
+    # No "get official Jupyter news?" prompt over the page.
+    notification = home / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notification.parent.mkdir(parents=True)
+    notification.write_text('{"fetchNews": "false", "checkForUpdates": false}', encoding="utf-8")
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTER_DATA_DIR": str(home / "data"),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}", "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly",
+        "--allow-root",  # CI runs as root
+    ]  # fmt: skip
+    with (home / "server.log").open("wb") as log:
+        server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            _wait_for(f"http://127.0.0.1:{port}/api/status?token={token}", server, home / "server.log", seconds=90)
+            yield f"http://127.0.0.1:{port}/lab/tree/{{name}}?token={token}&reset"
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()

@@ -13,11 +13,14 @@ import json
 import subprocess
 import sys
 import textwrap
+from typing import ClassVar
 
 import pandas as pd
 import pytest
 from helpers import run_pairs
 from pydantic import BaseModel
+from stickler import ComparableField, StructuredModel
+from stickler.comparators import ExactComparator, LevenshteinComparator
 from strands_evals.evaluators import Equals
 from strands_evals.evaluators.deterministic.structured_output import (
     StructuredOutputSimilarity as UpstreamSimilarity,
@@ -27,6 +30,7 @@ from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationData
 from structsim_nb import StructuredOutputSimilarity
 from structsim_nb import demo as demo_module
 from structsim_nb.evaluate import KINDS, non_match_records
+from structsim_nb.fcc import FCCInvoiceTuned, FCCLineItemTuned
 
 # -- models ------------------------------------------------------------------------------
 
@@ -176,6 +180,11 @@ class TestConstruction:
         assert rebuilt.non_matches is False and rebuilt.strict is True
         assert rebuilt.fast_matching is True
 
+    def test_repr_names_the_model_and_what_differs_from_the_defaults(self):
+        assert repr(StructuredOutputSimilarity(Invoice)) == "<StructuredOutputSimilarity Invoice, match_threshold 0.7>"
+        evaluator = StructuredOutputSimilarity(Invoice, match_threshold=0.85, name="inv", strict=True)
+        assert repr(evaluator) == "<StructuredOutputSimilarity Invoice, match_threshold 0.85, name 'inv', strict=True>"
+
     def test_missing_engine_names_install(self):
         code = textwrap.dedent(
             """
@@ -270,6 +279,80 @@ class TestRows:
         assert list(frame.index) == list(StructuredOutputSimilarity(Invoice).explain())
         assert frame.loc["invoice_id", "comparator"] == "ExactComparator"
         assert " -> " in frame.loc["invoice_id", "why"]
+
+
+class HandItem(StructuredModel):
+    """Elements match at 0.5: one of two exact fields right is a matched pair."""
+
+    match_threshold: ClassVar[float] = 0.5
+    sku: str | None = ComparableField(default=None, comparator=ExactComparator(), threshold=1.0)
+    name: str | None = ComparableField(default=None, comparator=ExactComparator(), threshold=1.0)
+
+
+class HandAddress(StructuredModel):
+    city: str | None = ComparableField(default=None, comparator=ExactComparator(), threshold=1.0)
+    street: str | None = ComparableField(default=None, comparator=ExactComparator(), threshold=1.0)
+
+
+class HandOrder(StructuredModel):
+    """A hand-configured model naming comparators stickler does not use on fields holding models."""
+
+    match_threshold: ClassVar[float] = 0.7
+    items: list[HandItem] = ComparableField(default=[], comparator=ExactComparator(), threshold=0.99)
+    address: HandAddress | None = ComparableField(default=None, comparator=LevenshteinComparator(), threshold=0.4)
+
+
+class TestExplainSaysWhatApplies:
+    """stickler's own explain() names the comparator configured on a field holding models; it never runs."""
+
+    def test_a_list_of_models_is_matched_at_the_element_threshold_and_explain_says_so(self):
+        evaluator = StructuredOutputSimilarity(HandOrder)
+        entry = evaluator.explain()["items"]
+        assert (entry["comparator"], entry["threshold"], entry["clip_under_threshold"]) == (
+            "Hungarian (per-element StructuredModel)",
+            0.5,
+            False,
+        )
+        assert entry["why"][-1] == (
+            "list of HandItem: elements paired by Hungarian assignment on each pair's score, a pair matched at "
+            "HandItem.match_threshold 0.5; the list's score is never clipped; the configured comparator "
+            "ExactComparator and threshold 0.99 are not used by stickler"
+        )
+        assert entry["matching"] == "vectorised"  # the matching column stays
+        # What the engine does: a pair at 0.5 is a match (tp), its score 0.5 is kept, not clipped to 0.0.
+        row = score(evaluator, HandOrder(items=[HandItem(sku="A", name="x")]), HandOrder(items=[HandItem(sku="A")]))
+        assert row.metadata["field_scores"]["items"] == 0.5
+        items = row.metadata["comparison"]["confusion_matrix"]["fields"]["items"]["overall"]
+        assert (items["tp"], items["fd"]) == (1, 0)
+
+    def test_a_nested_model_is_compared_field_by_field_at_the_field_threshold(self):
+        evaluator = StructuredOutputSimilarity(HandOrder)
+        entry = evaluator.explain()["address"]
+        assert (entry["comparator"], entry["threshold"]) == ("StructuredModelComparator", 0.4)
+        assert entry["why"][-1].endswith("the configured comparator LevenshteinComparator are not used by stickler")
+        assert "matching" not in entry
+        # Half the address right: its field-by-field score 0.5, at or over the field's 0.4, so kept (not clipped).
+        truth, half = HandAddress(city="Paris", street="Rue A"), HandAddress(city="Paris", street="Rue B")
+        row = score(evaluator, HandOrder(address=truth), HandOrder(address=half))
+        assert row.metadata["field_scores"]["address"] == 0.5
+
+    def test_the_fcc_tuned_line_items_say_the_element_threshold(self):
+        frame = StructuredOutputSimilarity(FCCInvoiceTuned).explain_frame()
+        line_items = frame.loc["LineItems"]
+        assert line_items["comparator"] == "Hungarian (per-element StructuredModel)"
+        assert line_items["threshold"] == FCCLineItemTuned.match_threshold and not line_items["clip_under_threshold"]
+        assert "LevenshteinComparator and threshold 0.5 are not used" in line_items["why"]
+        assert line_items["matching"] == "vectorised" and line_items["weight"] == 2.0
+
+    def test_inferred_models_keep_what_stickler_says_but_lists_are_not_clipped(self):
+        explained = StructuredOutputSimilarity(Invoice, match_threshold=0.8).explain()
+        entry = explained["line_items"]
+        assert (entry["comparator"], entry["threshold"], entry["clip_under_threshold"]) == (
+            "Hungarian (per-element StructuredModel)",
+            0.8,
+            False,
+        )
+        assert entry["why"] == ["type:List[BaseModel] -> Hungarian object matching"]  # nothing to correct
 
 
 class TestUnreadable:

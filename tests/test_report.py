@@ -259,10 +259,31 @@ class TestSummaryAndHtml:
         assert (summary["cases"], summary["scored"], summary["unreadable"]) == (8, 2, 1)
         assert summary["overall_score"] == pytest.approx(mixed_report.overall_score)
 
+    def test_repr_is_one_short_line_of_what_matters(self, invoice_report):
+        """Jupyter saves repr() as the report's text/plain beside its HTML: one line, not a dump of every row."""
+        assert repr(invoice_report) == "<StructuredOutputReport 6 cases, 5 passed, overall 0.752>"
+        assert str(invoice_report) == repr(invoice_report)
+
+    def test_repr_says_each_evaluator_field_level_first_and_counts_odd_rows(self, mixed_report):
+        assert mixed_report.evaluators() == ["StructuredOutputSimilarity", "Equals"]  # Equals ran first
+        similarity = mixed_report.summary(evaluator="StructuredOutputSimilarity")["overall_score"]
+        assert repr(mixed_report) == (
+            f"<StructuredOutputReport 2 evaluators: StructuredOutputSimilarity 4 cases, 2 passed, overall "
+            f"{similarity:.3f}, 1 unreadable, 1 not applicable; Equals 4 cases, 1 passed, overall 0.250>"
+        )
+
+    def test_repr_of_an_empty_report_and_of_one_whose_rows_cannot_be_read(self, invoice_report):
+        empty = StructuredOutputReport(
+            overall_score=0.0, scores=[], cases=[], test_passes=[], reasons=[], detailed_results=[]
+        )
+        assert repr(empty) == "<StructuredOutputReport 0 cases>" and empty.evaluators() == []
+        broken = invoice_report.model_copy(update={"cases": [{"evaluator": "x"}] * 6, "detailed_results": [[1]] * 6})
+        assert repr(broken) == "<StructuredOutputReport 6 rows>"  # a repr never raises
+
     def test_repr_html_is_the_compact_fragment(self, invoice_report):
         # The fragment itself is tested in tests/test_report_page.py; the report hands over to it.
         page = invoice_report._repr_html_()
-        assert page.startswith("<div class='ss'>")
+        assert page.startswith('<div class="ss" style=')  # styles inline: see tests/display/test_page.py
         assert "<html" not in page and "<script" not in page
         assert "wrong-throughout" in page and "report.to_html()" in page
 

@@ -156,6 +156,11 @@ def explore(comparison: Comparison, baseline_report: Any = None, candidate_repor
         f"{summary['fixed']} fixed, {summary['broken']} broken; cases are listed broken first, then by how far "
         "their score fell"
     )
+    description = (
+        f"structsim-nb comparison explorer ({summary['candidate']} against {summary['baseline']}: "
+        f"{summary['compared']:,} cases compared, {summary['fixed']} fixed, {summary['broken']} broken): pick a case "
+        "to see both runs side by side, or a field to see every case where its value changed"
+    )
     source = ExploreSource(
         cases=cases[["row", "case", "outcome", "score", "passed", "errors"]],
         failures=failures,
@@ -163,6 +168,8 @@ def explore(comparison: Comparison, baseline_report: Any = None, candidate_repor
         title=title,
         kinds=CHANGES,
         outcome_label="change",
+        description=description,
+        static="comparison.to_html()",
     )
     return Explorer(source)
 

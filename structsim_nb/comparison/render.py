@@ -11,6 +11,7 @@ import html
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 import pandas as pd
@@ -304,21 +305,41 @@ _COUNTS = frozenset(f"{kind}_{side}" for kind in ("fn", "fa", "fd") for side in 
 _REPR_ROWS = (10, 15)
 
 
+def _with_interval(frame: pd.DataFrame) -> pd.DataFrame:
+    """`ci_low` and `ci_high` as one text column, `interval` ("-0.016 to +0.052"; blank without one)."""
+    text = [
+        "" if pd.isna(low) or pd.isna(high) else f"{low:+.3f} to {high:+.3f}"
+        for low, high in zip(frame["ci_low"], frame["ci_high"], strict=True)
+    ]
+    return frame.assign(interval=text)
+
+
 def render_repr(summary: Mapping[str, Any], notes: list[str], frames: Mapping[str, pd.DataFrame]) -> str:
-    """Jupyter's view: tiles, the headline, the forest plot (PNG) and the first regressions and fields."""
+    """Jupyter's view: tiles, the headline, the forest plot (PNG) and the first regressions and fields.
+
+    Narrower than the page's tables, to read in a notebook about 900 px wide: each interval is one
+    column, and a regression's detail sits on a line of its own under its row.
+    """
     from ..display import page
 
     body = page.tiles(_tiles(summary)) + _lead(summary, notes, frames["overall"]) + _forest(frames["fields"], png=True)
+    interval = page.Column("interval", help=f"{summary['confidence']:.0%} interval of delta", wrap=False)
     for heading, view, limit in (
         ("Regressions, worst first", "regressions", _REPR_ROWS[0]),
         ("Per field (n_cases: the cases each interval rests on)", "fields", _REPR_ROWS[1]),
     ):
         frame = frames[view]
-        shown = frame.head(limit)
+        shown = _with_interval(frame.head(limit))
         more = f" (first {len(shown)} of {len(frame)})" if len(shown) < len(frame) else ""
-        columns = [column for column in _columns(view) if column.key in frame.columns and column.key not in _COUNTS]
+        columns = [
+            replace(column, wrap=False)  # short words; a wrapping column keeps a minimum width
+            for column in _columns(view)
+            if column.key in frame.columns and column.key not in _COUNTS | {"ci_low", "ci_high", "detail"}
+        ]
+        columns.append(interval)  # last: in a narrow notebook the verdict stays in view, the interval scrolls
+        note = page.Column("detail") if "detail" in frame.columns else None
         body += f"<h3>{html.escape(heading + more)}</h3>"
-        body += page.static_table(shown, columns) if len(shown) else "<p class='ss-muted'>(none)</p>"
+        body += page.static_table(shown, columns, note=note) if len(shown) else "<p class='ss-muted'>(none)</p>"
     body += (
         "<p class='ss-muted'>The rest: <code>comparison.to_html()</code> (every view, sortable), "
         "<code>comparison.explore()</code> (pick a case: both runs side by side), "

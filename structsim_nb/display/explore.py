@@ -69,6 +69,10 @@ class ExploreSource:
         title: A line above the explorer.
         kinds: The values of `failures["kind"]` the kind filter offers. Default missed, invented, wrong.
         outcome_label: The outcome filter's label. Default "outcome".
+        description: What the explorer shows, as the start of a sentence, for a viewer without a
+            running kernel (a committed notebook on a code host, or opened before its kernel runs);
+            see `Explorer.text`. Default "structsim-nb explorer".
+        static: The call that shows the same cases without a kernel. Default "report.to_html()".
     """
 
     cases: pd.DataFrame
@@ -77,6 +81,8 @@ class ExploreSource:
     title: str = ""
     kinds: tuple[str, ...] = ("missed", "invented", "wrong")
     outcome_label: str = "outcome"
+    description: str = "structsim-nb explorer"
+    static: str = "report.to_html()"
 
 
 def render_case(detail: CaseDetail) -> str:
@@ -127,11 +133,18 @@ def from_report(report: ReportLike) -> ExploreSource:
         return render_case(detail)
 
     summary = report.summary()
-    title = (
-        f"{summary['cases']:,} rows, {summary['passed']:,} passed, overall score {summary['overall_score']:.3f}; "
-        "cases are listed worst first"
+    counts = f"{summary['cases']:,} rows, {summary['passed']:,} passed, overall score {summary['overall_score']:.3f}"
+    description = (
+        f"structsim-nb report explorer ({counts}): pick a case to see its truth beside its prediction with the "
+        "differences marked, or a field to see every case that fails it"
     )
-    return ExploreSource(cases=cases.reset_index(drop=True), failures=failures, render=render, title=title)
+    return ExploreSource(
+        cases=cases.reset_index(drop=True),
+        failures=failures,
+        render=render,
+        title=f"{counts}; cases are listed worst first",
+        description=description,
+    )
 
 
 def _label(row: pd.Series) -> str:
@@ -286,8 +299,25 @@ class Explorer:
         self.case.value = row
         self.tabs.selected_index = 0
 
+    def text(self) -> str:
+        """What a viewer without a running kernel shows in place of the widget: what it is and what it needs.
+
+        A committed notebook keeps this as the explorer's `text/plain`: a code host shows it, and so
+        does JupyterLab before the kernel runs, instead of the widget's own repr (`VBox(children=...`).
+        """
+        return (
+            f"{self.source.description}. It is an interactive widget and needs a running kernel: run this cell "
+            f"to use it. Without one, {self.source.static} gives a page with the same cases."
+        )
+
+    def __repr__(self) -> str:
+        return f"<Explorer: {self.source.description}>"
+
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        """The widget's view for a live kernel, with `text` as its `text/plain`."""
+        bundle = dict(self.widget._repr_mimebundle_(**kwargs))
+        bundle["text/plain"] = self.text()
+        return bundle
 
 
 def explore(report: ReportLike) -> Explorer:

@@ -321,8 +321,16 @@ def _static_cell(column: Column, value: Any) -> str:
     return f"<td class='{'wrap' if column.wrap else 'nowrap'}'>{html.escape(str(value))}</td>"
 
 
-def static_table(frame: pd.DataFrame, columns: Sequence[Column]) -> str:
-    """The rows as a plain HTML table with the page's formatting (no script: for notebook output)."""
+def static_table(frame: pd.DataFrame, columns: Sequence[Column], *, note: Column | None = None) -> str:
+    """The rows as a plain HTML table with the page's formatting (no script: for notebook output).
+
+    Args:
+        frame: The rows, in the order to show them.
+        columns: What to show and how (`Column`); hidden ones are left out.
+        note: A text column shown on its own line under each row, across the whole table, labelled
+            with its label (a long reason then reads as a sentence at any width rather than as a
+            column a few characters wide). A row whose note is blank gets no line. Default None.
+    """
     shown = [column for column in columns if not column.hidden]
     head = "".join(
         f"<th{' class=num' if column.kind in ('integer', 'number', 'score', 'percent') else ''}>"
@@ -334,11 +342,19 @@ def static_table(frame: pd.DataFrame, columns: Sequence[Column]) -> str:
         + "</th>"
         for column in shown
     )
-    body = "".join(
-        "<tr>" + "".join(_static_cell(column, record[column.key]) for column in shown) + "</tr>"
-        for record in frame.to_dict("records")
-    )
-    grid = f"<table class='ss-grid'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    rows = []
+    for record in frame.to_dict("records"):
+        cells = "".join(_static_cell(column, record[column.key]) for column in shown)
+        text = jsonable(record[note.key]) if note is not None else None
+        if note is None or text in (None, ""):
+            rows.append(f"<tr>{cells}</tr>")
+            continue
+        label = f"<span class='ss-note-label'>{html.escape(note.label or note.key)}</span>"
+        rows.append(
+            f"<tr class='ss-has-note'>{cells}</tr><tr class='ss-note'>"
+            f"<td colspan='{len(shown)}'>{label}{html.escape(str(text))}</td></tr>"
+        )
+    grid = f"<table class='ss-grid'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     return f"<div class='ss-scroll'>{grid}</div>"
 
 
@@ -403,8 +419,24 @@ def json_html(value: Any, marks: Mapping[str, str] | None = None) -> str:
 
 
 def fragment(body: str) -> str:
-    """Page content for a notebook cell: the styles (scoped to `.ss`) and the body, no script."""
-    return f"<div class='ss'><style>{_asset('page.css')}</style>{body}</div>"
+    """Page content for a notebook cell: the body with the page's styles written on each element, no script.
+
+    The styles go into `style=` attributes (css-inline, CSS variables resolved), not a `<style>`
+    element: JupyterLab strips `<style>` from an untrusted notebook's output but keeps inline
+    styles (those its sanitizer allows: colours, borders, padding, flex, table layout), so a
+    committed notebook opened untrusted reads as it does trusted, in nbconvert HTML, or in VS Code.
+    Rules a static fragment cannot use (`:hover`, `::after`) are left out.
+    """
+    import css_inline  # a Rust extension: loaded when the first fragment is drawn
+
+    return str(
+        css_inline.inline_fragment(
+            f"<div class='ss'>{body}</div>",
+            _asset("page.css"),
+            resolve_css_variables=True,
+            load_remote_stylesheets=False,
+        )
+    )
 
 
 def document(

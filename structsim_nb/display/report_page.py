@@ -47,13 +47,25 @@ def _plural(count: int, word: str, words: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else (words or word + 's')}"
 
 
-def _summary_tiles(summary: dict[str, Any]) -> list[Tile]:
+def _summary_tiles(summary: dict[str, Any], *, evaluators: int = 1) -> list[Tile]:
+    """The headline tiles; with several evaluators the figures mix their rows, and the tiles say so."""
     cases, passed = summary["cases"], summary["passed"]
     rate = passed / cases if cases else 0.0
+    mixed = evaluators > 1
     tiles = [
-        Tile("cases", f"{cases:,}", note=f"{summary['scored']:,} scored"),
+        Tile(
+            "rows" if mixed else "cases",
+            f"{cases:,}",
+            note=f"{evaluators} evaluators; {summary['scored']:,} scored field by field"
+            if mixed
+            else f"{summary['scored']:,} scored",
+        ),
         Tile("passed", f"{passed:,} of {cases:,}", note=f"{rate:.1%}", tone="good" if passed == cases else "bad"),
-        Tile("overall score", f"{summary['overall_score']:.3f}", note="mean over applicable rows"),
+        Tile(
+            "overall score",
+            f"{summary['overall_score']:.3f}",
+            note=f"mean over all {evaluators} evaluators' rows" if mixed else "mean over applicable rows",
+        ),
         Tile(
             "unreadable",
             f"{summary['unreadable']:,}",
@@ -67,24 +79,33 @@ def _summary_tiles(summary: dict[str, Any]) -> list[Tile]:
     return tiles
 
 
-def _per_evaluator(report: ReportLike) -> str:
-    names = sorted({str(case.get("evaluator")) for case in report.cases})
+def _field_level(cases: pd.DataFrame) -> set[str]:
+    """The evaluators that scored field by field: any row of theirs scored or unreadable."""
+    return {str(name) for name in cases.loc[cases["status"].isin(["scored", "unreadable"]), "evaluator"]}
+
+
+def _per_evaluator(report: ReportLike, names: Sequence[str] | None = None) -> str:
+    """One row per evaluator (field-level ones first), as the page and the notebook display show it."""
+    names = report.evaluators() if names is None else names
     if len(names) < 2:
         return ""
     rows = [{"evaluator": name, **report.summary(evaluator=name)} for name in names]
     frame = pd.DataFrame(rows)
     frame["pass_rate"] = frame["passed"] / frame["cases"].where(frame["cases"] > 0)
     columns = [
-        Column("evaluator"),
+        Column("evaluator", wrap=False),
         Column("cases", kind="integer"),
-        Column("scored", kind="integer"),
-        Column("unreadable", kind="integer"),
-        Column("not_applicable", "not applicable", kind="integer"),
-        Column("errors", kind="integer"),
         Column("passed", kind="integer"),
         Column("pass_rate", "pass rate", kind="percent"),
         Column("overall_score", "overall score", kind="score"),
+        Column("scored", "scored field by field", kind="integer"),
+        Column("unreadable", kind="integer"),
+        Column("not_applicable", "not applicable", kind="integer"),
+        Column("errors", kind="integer"),
     ]
+    # Counts that are zero for every evaluator say nothing; the tiles above show them.
+    quiet = {key for key in ("unreadable", "not_applicable", "errors") if not frame[key].any()}
+    columns = [column for column in columns if column.key not in quiet]
     return "<h3>By evaluator</h3>" + page.static_table(frame, columns)
 
 
@@ -323,11 +344,11 @@ def report_page(report: ReportLike, *, title: str = "structsim-nb report") -> st
     details = case_details(report, ranked["row"].head(DETAILS_LIMIT).tolist(), cases=cases)
     fields, problem = _fields(report)
     models = sorted({str(m) for m in ranked["model"].dropna().unique()})
-    evaluators = sorted({str(case.get("evaluator")) for case in report.cases})
+    evaluators = report.evaluators()
     subtitle = f"{_plural(summary['cases'], 'row')} scored by {', '.join(evaluators) or 'no evaluator'}" + (
         f" as {', '.join(models)}" if models else ""
     )
-    summary_body = page.tiles(_summary_tiles(summary)) + _per_evaluator(report)
+    summary_body = page.tiles(_summary_tiles(summary, evaluators=len(evaluators))) + _per_evaluator(report, evaluators)
     summary_body += "<h3>Reading the counts</h3>" + page.glossary(GLOSSARY)
     charts = _charts(report, cases, fields)
     parts = [page.section("Summary", summary_body, anchor="summary")]
@@ -344,42 +365,96 @@ def report_page(report: ReportLike, *, title: str = "structsim-nb report") -> st
 #: Rows of the worst cases the notebook display shows.
 FRAGMENT_ROWS = 5
 
+_REST = (
+    "<p class='ss-muted'>The rest: <code>report.to_html()</code> (every case, sortable, with truth beside "
+    "prediction), <code>report.explore()</code> (pick a case or a field), <code>report.plot.scores()</code>, "
+    "<code>report.cases_frame()</code>, <code>report.fields_frame()</code>, "
+    "<code>report.non_matches_frame()</code>{more}.</p>"
+)
 
-def report_fragment(report: ReportLike) -> str:
-    """The notebook display: summary tiles, the fields chart, the five worst cases, how to get the rest.
 
-    Its size does not grow with the number of cases (one chart, five rows). The chart is a PNG, so
-    notebook viewers that drop SVG images show it.
+def _worst(ranked: pd.DataFrame, *, evaluator: str | None) -> str:
+    """The first `FRAGMENT_ROWS` rows of `ranked`: constant columns said once, each reason on a line of its own.
+
+    Under an evaluator's own heading (`evaluator` set) its name is not repeated.
     """
+    if evaluator is not None:
+        ranked = ranked.drop(columns=["evaluator"])
+    _, constants = page.drop_constant(ranked, only=["evaluator", "model", "status"])
+    worst = ranked.head(FRAGMENT_ROWS).drop(columns=list(constants))
+    columns = [c for c in _CASE_COLUMNS if c.key in worst.columns]
+    heading = f"<h3>Worst {min(FRAGMENT_ROWS, len(ranked))} of {_plural(len(ranked), 'row')}</h3>"
+    note = _constants_note(constants, {c.key: c.label or c.key for c in _CASE_COLUMNS})
+    return heading + note + page.static_table(worst, columns, note=Column("reason"))
+
+
+def _fragment_block(report: ReportLike, ranked: pd.DataFrame, *, evaluator: str | None, evaluators: int) -> str:
+    """Tiles, one chart and the worst rows of one evaluator (or of the whole report when `evaluator` is None)."""
     from .. import plot
 
-    summary = report.summary()
-    cases = report.cases_frame()
-    ranked = ranked_cases(report, cases=cases)
-    fields, _ = _fields(report)
+    summary = report.summary(evaluator=evaluator)
+    fields: pd.DataFrame | None
+    try:
+        fields = report.fields_frame(evaluator=evaluator)
+    except ValueError:  # nothing scored field by field, or several schemas
+        fields = None
+    call = f"evaluator={evaluator!r}" if evaluator is not None else ""
+    # The score chart draws rows scored by a field-level evaluator (or that failed to be); without any it is empty.
+    drawable = bool(ranked["status"].isin(["scored", "unreadable", "error"]).any())
     chart = (
         _chart(
             lambda: plot.fields(fields),
             alt="Errors per field path, worst first",
-            caption="report.plot.fields()",
+            caption=f"report.plot.fields({call})",
             png=True,
         )
         if fields is not None
         else None
-    ) or _chart(
-        lambda: plot.scores(cases), alt="Score distribution by outcome", caption="report.plot.scores()", png=True
+    ) or (
+        _chart(
+            lambda: plot.scores(report, evaluator=evaluator),
+            alt="Score distribution by outcome",
+            caption=f"report.plot.scores({call})",
+            png=True,
+        )
+        if drawable
+        else None
     )
-    _, constants = page.drop_constant(ranked, only=["evaluator", "model", "status"])
-    worst = ranked.head(FRAGMENT_ROWS).drop(columns=list(constants))
-    columns = [c for c in [*_CASE_COLUMNS, Column("reason")] if c.key in worst.columns]
-    rest = (
-        "<p class='ss-muted'>The rest: <code>report.to_html()</code> (every case, sortable, with truth beside "
-        "prediction), <code>report.explore()</code> (pick a case or a field), <code>report.plot.scores()</code>, "
-        "<code>report.cases_frame()</code>, <code>report.fields_frame()</code>, "
-        "<code>report.non_matches_frame()</code>.</p>"
+    tiles = page.tiles(_summary_tiles(summary, evaluators=1 if evaluator is not None else evaluators))
+    return tiles + (chart or "") + _worst(ranked, evaluator=evaluator)
+
+
+def report_fragment(report: ReportLike) -> str:
+    """The notebook display: summary tiles, the fields chart, the five worst cases, how to get the rest.
+
+    Its size does not grow with the number of cases (one chart and five rows per evaluator shown).
+    The chart is a PNG, so notebook viewers that drop SVG images show it. Each case's reason sits
+    on a line of its own under its row, so it reads as a sentence in a narrow notebook too.
+
+    With several evaluators in one report (say `Equals` beside `StructuredOutputSimilarity`), their
+    rows are not mixed: each evaluator that scores field by field gets its own tiles, chart and worst
+    rows, first; then every evaluator is summarised in one table, as on the page (`to_html`).
+    """
+    cases = report.cases_frame()
+    ranked = ranked_cases(report, cases=cases)
+    names = report.evaluators()
+    shown = [name for name in names if name in _field_level(cases)]
+    if len(names) < 2 or not shown:
+        body = _fragment_block(report, ranked, evaluator=None, evaluators=len(names))
+        body += _per_evaluator(report, names)
+        return page.fragment(body + _REST.format(more=""))
+    others = [name for name in names if name not in shown]
+    said = f"{', '.join(shown)} scored field by field"
+    if others:
+        verb = "is" if len(others) == 1 else "are"
+        said += f"; {', '.join(others)} scored the whole output and {verb} summarised below"
+    body = (
+        f"<p>{len(names)} evaluators scored these cases ({html.escape(said)}). "
+        "Their rows are shown apart, field-level first.</p>"
     )
-    body = page.tiles(_summary_tiles(summary)) + (chart or "")
-    body += f"<h3>Worst {min(FRAGMENT_ROWS, len(ranked))} of {_plural(len(ranked), 'row')}</h3>"
-    body += _constants_note(constants, {c.key: c.label or c.key for c in _CASE_COLUMNS})
-    body += page.static_table(worst, columns) + rest
-    return page.fragment(body)
+    for name in shown:
+        body += f"<h3>{html.escape(name)}</h3>"
+        body += _fragment_block(report, ranked[ranked["evaluator"].astype(str) == name], evaluator=name, evaluators=1)
+    body += _per_evaluator(report, names)
+    more = ", each with <code>evaluator=</code> for one evaluator's rows"
+    return page.fragment(body + _REST.format(more=more))

@@ -46,7 +46,7 @@ from .pairwise import scalar_similarity
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["MatchOnceSpec", "MatchPaths", "compare", "list_paths"]
+__all__ = ["MatchOnceSpec", "MatchPaths", "compare", "list_paths", "model_paths"]
 
 
 def compare(
@@ -118,10 +118,17 @@ class MatchOnceSpec(EvalSpec):  # type: ignore[misc]
 
 def list_paths(model_cls: type) -> Iterator[tuple[str, type]]:
     """Every `List[Model]` field reachable from an eval model: `(dotted path, element class)`."""
+    for path, inner, is_list in model_paths(model_cls):
+        if is_list:
+            yield path, inner
+
+
+def model_paths(model_cls: type) -> Iterator[tuple[str, type, bool]]:
+    """Every field of an eval model holding models: `(dotted path, model class, whether in a list)`, depth first."""
     yield from _walk(model_cls, "", set())
 
 
-def _walk(cls: type, prefix: str, seen: set[type]) -> Iterator[tuple[str, type]]:
+def _walk(cls: type, prefix: str, seen: set[type]) -> Iterator[tuple[str, type, bool]]:
     if cls in seen:
         return
     seen = seen | {cls}
@@ -129,8 +136,7 @@ def _walk(cls: type, prefix: str, seen: set[type]) -> Iterator[tuple[str, type]]
         if name == "extra_fields":
             continue
         for inner, is_list in _models_in(info.annotation):
-            if is_list:
-                yield prefix + name, inner
+            yield prefix + name, inner, is_list
             yield from _walk(inner, f"{prefix}{name}.", seen)
 
 

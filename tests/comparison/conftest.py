@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from structsim_nb import score_dataset
@@ -19,18 +21,27 @@ def baseline_run():
     return score(PAIRS)
 
 
+def vendor_regression(pairs):
+    """`pairs` with the vendor name wrong in three cases of four, and every invoice date right."""
+    return [
+        {
+            **pair,
+            "actual": pair["actual"].model_copy(
+                update={"invoice_date": pair["expected"].invoice_date} | ({} if i % 4 == 0 else {"vendor_name": "Zq"})
+            ),
+        }
+        for i, pair in enumerate(pairs)
+    ]
+
+
 @pytest.fixture(scope="module")
 def vendor_run():
     """The vendor name wrong in 30 of 40 cases, and every invoice date right; nothing else changed."""
-    return score(
-        [
-            {
-                **pair,
-                "actual": pair["actual"].model_copy(
-                    update={"invoice_date": pair["expected"].invoice_date}
-                    | ({} if i % 4 == 0 else {"vendor_name": "Zq"})
-                ),
-            }
-            for i, pair in enumerate(PAIRS)
-        ]
-    )
+    return score(vendor_regression(PAIRS))
+
+
+@pytest.fixture(scope="module")
+def long_named_runs():
+    """Both runs with cases named as document files often are: a 32-digit hash and `.pdf`."""
+    named = [{**pair, "name": hashlib.md5(pair["name"].encode()).hexdigest() + ".pdf"} for pair in PAIRS]
+    return score(named), score(vendor_regression(named))

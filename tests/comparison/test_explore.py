@@ -53,3 +53,14 @@ def test_runs_read_from_files_explore_too(baseline_run, vendor_run, tmp_path):
     explorer = compare(before, after).explore()
     explorer.case.value = explorer.case.options[0][1]
     assert "candidate prediction" in explorer.detail.value
+
+
+def test_without_a_kernel_it_says_what_it_is_and_what_it_needs(explorer, baseline_run, vendor_run):
+    summary = compare(baseline_run, vendor_run).summary()
+    text = explorer._repr_mimebundle_()["text/plain"]
+    assert text.startswith(
+        f"structsim-nb comparison explorer ({summary['candidate']} against {summary['baseline']}: 40 cases compared, "
+        f"{summary['fixed']} fixed, {summary['broken']} broken): pick a case to see both runs side by side"
+    )
+    assert "needs a running kernel" in text and "comparison.to_html()" in text and "VBox" not in text
+    assert "application/vnd.jupyter.widget-view+json" in explorer._repr_mimebundle_()

@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from browser import open_page
+from browser import LAYOUT_PROBLEMS, notebook_html, open_page
 
 from structsim_nb import compare
 
@@ -90,3 +90,28 @@ def test_the_page_sorts_filters_and_has_no_console_errors(result, chromium, tmp_
     changes = page.locator("#non-matches tbody tr.ss-row .ss-badge.fixed").count()
     assert changes == min(25, int((result.non_matches_frame()["change"] == "fixed").sum()))
     assert console.problems() == []
+
+
+def test_the_notebook_display_keeps_tables_narrow(result):
+    """One interval column instead of two, a regression's detail on a line of its own under its row."""
+    shown = result._repr_html_()
+    assert ">ci_low<" not in shown and ">interval</abbr>" in shown
+    regressions = shown.split("Regressions, worst first")[1].split("</table>")[0]
+    assert re.search(
+        r'<tr class="ss-note"[^>]*><td colspan="\d+"[^>]*><span class="ss-note-label"[^>]*>detail</span>', regressions
+    )
+    assert ">detail</th>" not in regressions and regressions.count('class="ss-note"') == min(
+        10, len(result.regressions())
+    )
+
+
+@pytest.mark.browser
+def test_the_notebook_display_clips_nothing_in_nbconvert_html_at_1280_px(long_named_runs, chromium, tmp_path):
+    """Cases named as document files often are (36 characters) were clipped under their neighbours."""
+    path = notebook_html(tmp_path, {"comparison": compare(*long_named_runs)})
+    page, console = open_page(chromium, path.as_uri(), width=1280)
+    page.screenshot(path=tmp_path / "comparison-1280.png", full_page=True)
+    assert page.evaluate(LAYOUT_PROBLEMS) == [{"spilled": [], "hidden": []}]
+    names = page.locator(".jp-OutputArea-output td code").all_inner_texts()
+    assert any(name.endswith(".pdf") and len(name) == 36 for name in names)  # the long names are shown whole
+    assert console.problems(ignore=("requestfailed: http", "Failed to load resource", "require", "MathJax")) == []

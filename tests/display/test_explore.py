@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import re
-import secrets
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import nbformat
 import pytest
-from browser import open_page
+from browser import jupyterlab, open_page
 from pydantic import BaseModel
 
 from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
@@ -152,26 +145,16 @@ def test_displays_as_a_widget(explorer):
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == explorer.widget.model_id
 
 
+def test_without_a_kernel_it_says_what_it_is_and_what_it_needs(explorer):
+    """A committed notebook keeps text/plain for viewers without a kernel: a sentence, not `VBox(children=...`."""
+    text = explorer._repr_mimebundle_()["text/plain"]
+    assert text == explorer.text()
+    assert text.startswith("structsim-nb report explorer (6 rows, 5 passed, overall score 0.752): pick a case")
+    assert "needs a running kernel" in text and "report.to_html()" in text and "VBox" not in text
+    assert repr(explorer).startswith("<Explorer: structsim-nb report explorer (6 rows")
+
+
 # -- in a real JupyterLab -------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_for(url: str, server: subprocess.Popen, log: Path, *, seconds: float) -> None:
-    """Until `url` answers; fails at once, with the server's log, if the server exits."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=2):  # noqa: S310  (loopback only)
-                return
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"JupyterLab did not come up at {url}:\n{log.read_text(errors='replace')[-3000:]}")
-            time.sleep(0.5)
 
 
 @pytest.mark.jupyterlab
@@ -189,58 +172,28 @@ def test_the_explorer_works_in_jupyterlab(tmp_path, reference, chromium):
         )
     ]
     nbformat.write(notebook, tmp_path / "explore.ipynb")
-    port, token = _free_port(), secrets.token_hex(16)
-    home = tmp_path / "jupyter"
-    # No "get official Jupyter news?" prompt over the page.
-    notification = home / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    notification.parent.mkdir(parents=True)
-    notification.write_text('{"fetchNews": "false", "checkForUpdates": false}', encoding="utf-8")
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(home / "config"),
-        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}", "--LabApp.news_url=",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly",
-        "--allow-root",  # CI runs as root
-    ]  # fmt: skip
-    with (home / "server.log").open("wb") as log:
-        server = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            _wait_for(f"http://127.0.0.1:{port}/api/status?token={token}", server, home / "server.log", seconds=90)
-            page, console = open_page(chromium, f"http://127.0.0.1:{port}/lab/tree/explore.ipynb?token={token}&reset")
-            page.set_default_timeout(90_000)
-            cell = page.locator(".jp-Notebook .jp-Cell").first
-            cell.locator(".jp-InputArea-editor").click()
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", state="attached")
-            page.keyboard.press("Shift+Enter")
-            options = page.locator(".jp-OutputArea-output .widget-select select option")
-            options.first.wait_for()
-            assert "wrong-throughout" in options.first.inner_text()
-            detail = page.locator(".jp-OutputArea-output .widget-html-content", has_text="truth (expected)")
-            assert detail.locator(".m-wrong").count() >= 4  # the worst case, its differences marked
+    with jupyterlab(tmp_path) as url:
+        page, console = open_page(chromium, url.format(name="explore.ipynb"))
+        page.set_default_timeout(90_000)
+        cell = page.locator(".jp-Notebook .jp-Cell").first
+        cell.locator(".jp-InputArea-editor").click()
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", state="attached")
+        page.keyboard.press("Shift+Enter")
+        options = page.locator(".jp-OutputArea-output .widget-select select option")
+        options.first.wait_for()
+        assert "wrong-throughout" in options.first.inner_text()
+        detail = page.locator(".jp-OutputArea-output .widget-html-content", has_text="truth (expected)")
+        assert detail.locator(".m-wrong").count() >= 4  # the worst case, its differences marked
 
-            page.locator(".jp-OutputArea-output .widget-select select").first.select_option(
-                label=_label_of(options, "number-off")
-            )
-            headings = "[...document.querySelectorAll('.widget-html-content h3')]"
-            page.wait_for_function(f"() => {headings}.some(h => h.textContent.includes('number-off'))")
-            marked = page.locator(".widget-html-content .ss-pane .m-wrong")
-            assert marked.count() == 2 and "1505" in marked.nth(1).inner_text()
-            page.screenshot(path=tmp_path / "jupyterlab-explorer.png", full_page=True)
-            assert console.problems(ignore=("requestfailed: http", "Failed to load resource")) == []
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+        page.locator(".jp-OutputArea-output .widget-select select").first.select_option(
+            label=_label_of(options, "number-off")
+        )
+        headings = "[...document.querySelectorAll('.widget-html-content h3')]"
+        page.wait_for_function(f"() => {headings}.some(h => h.textContent.includes('number-off'))")
+        marked = page.locator(".widget-html-content .ss-pane .m-wrong")
+        assert marked.count() == 2 and "1505" in marked.nth(1).inner_text()
+        page.screenshot(path=tmp_path / "jupyterlab-explorer.png", full_page=True)
+        assert console.problems(ignore=("requestfailed: http", "Failed to load resource")) == []
 
 
 def _label_of(options, name: str) -> str:

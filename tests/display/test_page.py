@@ -112,6 +112,18 @@ class TestStaticTable:
         assert "<code>{&quot;a&quot;: null}</code>" in html  # JSON, not {'a': None}
         assert "<span class='ss-badge missed'>missed</span>" in html
 
+    def test_a_note_column_gets_a_line_of_its_own_across_the_table(self):
+        frame = pd.DataFrame({"case": ["a", "b"], "score": [0.5, 1.0], "reason": ["weakest fields: x=0.00", None]})
+        html = page.static_table(frame, [Column("case"), Column("score", kind="score")], note=Column("reason"))
+        rows = re.findall(r"<tr[^>]*>.*?</tr>", html.split("<tbody>")[1])
+        assert len(rows) == 3  # a's row and its note, b's row (a blank note gets no line)
+        assert rows[0].startswith("<tr class='ss-has-note'>") and rows[2].startswith("<tr><td")
+        assert rows[1] == (
+            "<tr class='ss-note'><td colspan='2'><span class='ss-note-label'>reason</span>"
+            "weakest fields: x=0.00</td></tr>"
+        )
+        assert "<th>reason</th>" not in html
+
 
 def test_score_colour_runs_red_amber_green():
     assert page.score_colour(0.0) == "rgb(248,208,200)"
@@ -174,6 +186,20 @@ def test_figure_embeds_an_svg_with_alt_text():
     assert "<figcaption>caption &lt;here&gt;</figcaption>" in html
 
 
-def test_fragment_has_scoped_styles_and_no_script():
-    html = page.fragment("<p>x</p>")
-    assert html.startswith("<div class='ss'><style>") and "<script" not in html
+class TestFragment:
+    """A notebook display carries its styles on each element: JupyterLab drops `<style>` from untrusted output."""
+
+    def test_styles_are_written_on_each_element_not_in_a_style_element(self):
+        html = page.fragment(page.tiles([Tile("passed", "5 of 6", tone="good")]) + "<p class='ss-muted'>x</p>")
+        assert "<style" not in html and "<script" not in html
+        assert html.startswith('<div class="ss" style="color: #1f2328;')
+        assert re.search(r'class="ss-tiles" style="display: flex;flex-wrap: wrap;', html)
+        assert re.search(r'class="ss-tile good" style="[^"]*background: #dafbe1;', html)  # the tone's colour
+        assert '<p class="ss-muted" style="margin: 6px 0;color: #59636e;">x</p>' in html
+
+    def test_only_values_a_sanitizer_keeps(self):
+        """JupyterLab's sanitizer drops `var(...)` and `ch` lengths from inline styles, so none may be left."""
+        html = page.fragment(page.static_table(pd.DataFrame({"t": ["long text"]}), [Column("t")]) + "<figure></figure>")
+        styles = " ".join(re.findall(r'style="([^"]*)"', html))
+        assert "var(" not in styles and not re.search(r"\d+ch\b", styles)
+        assert not re.search(r"\d+ch\b", page.stylesheet())  # the page's own rules too, as fragments inline them

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
 import nbformat
 import pytest
-from browser import open_page
+from browser import LAYOUT_PROBLEMS, jupyterlab, notebook_html, open_page
 from pydantic import BaseModel
 
 from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
@@ -131,16 +132,80 @@ class TestPageContent:
         assert html.count("data:image/svg+xml") == 1  # only the score chart applies
 
 
+def _text(html: str) -> str:
+    """Visible text, tags dropped and spaces squeezed."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+def _worst_cases(html: str) -> list[str]:
+    """The case names of the worst-rows table(s), in order (each row's first cell)."""
+    return re.findall(r'<tr class="ss-has-note"[^>]*><td class="nowrap"[^>]*>([^<]*)</td>', html)
+
+
+@pytest.fixture(scope="module")
+def two_evaluators() -> StructuredOutputReport:
+    return run_reference(with_equals=True)
+
+
+@pytest.fixture(scope="module")
+def long_ids() -> StructuredOutputReport:
+    """Cases named as document files often are (a 36-character hash), the width that crowded the pass badge."""
+    pairs = synthetic_invoice_pairs(12, line_items=(1, 4), seed=3)
+    named = [{**pair, "name": hashlib.md5(pair["name"].encode()).hexdigest() + ".pdf"} for pair in pairs]
+    return score_dataset(named, model_cls=Invoice, workers=1, progress=False)
+
+
 class TestFragment:
     def test_is_compact_and_says_how_to_get_the_rest(self, reference, corpus):
         small, large = reference._repr_html_(), corpus._repr_html_()
         for html in (small, large):
-            assert "<script" not in html and html.count("<img") == 1 and "src='data:image/png;base64," in html
+            assert "<script" not in html and html.count("<img") == 1 and 'src="data:image/png;base64,' in html
             assert "report.to_html()" in html and "report.explore()" in html
-            assert html.count("<tr>") == 6  # the header and five worst rows
+            assert len(_worst_cases(html)) == 5  # five worst rows, each followed by its reason
         assert abs(len(large) - len(small)) < 0.25 * len(small)  # does not grow with the cases
-        assert len(large) < 60_000
+        assert len(large) < 70_000
         assert "Worst 5 of 120 rows" in large
+
+    def test_each_reason_sits_on_a_line_of_its_own_under_its_case(self, reference):
+        """A reason column squeezed beside the counts reads a few characters per line in a notebook."""
+        html = reference._repr_html_()
+        assert _worst_cases(html) == ["wrong-throughout", "number-off", "missed-field", "hallucinated-item", "perfect"]
+        notes = re.findall(r'<tr class="ss-note"[^>]*><td colspan="(\d+)"[^>]*>(.*?)</td></tr>', html)
+        headers = re.findall(r"<th[ >]", html.split("Worst 5 of 6 rows")[1])
+        assert [int(span) for span, _ in notes] == [len(headers)] * 5  # across the whole table
+        assert _text(notes[1][1]) == "reason weakest fields: total_amount=0.00"
+        assert ">reason</th>" not in html
+
+    def test_two_evaluators_are_shown_apart_field_level_first(self, two_evaluators, reference):
+        """`Equals` beside the field-level evaluator: its rows do not fill the worst five or the headline."""
+        html = two_evaluators._repr_html_()
+        text = _text(html)
+        assert text.startswith(
+            "2 evaluators scored these cases (StructuredOutputSimilarity scored field by field; Equals scored the "
+            "whole output and is summarised below)."
+        )
+        section = html.split(">StructuredOutputSimilarity</h3>")[1].split(">By evaluator</h3>")[0]
+        assert "0.752" in _text(section) and "5 of 6" in _text(section) and "0.459" not in html  # its own figures
+        assert _worst_cases(section) == _worst_cases(reference._repr_html_())  # as if Equals were not there
+        assert "Equals" not in _text(section) and html.count("<img") == 1
+        assert "report.plot.fields(evaluator='StructuredOutputSimilarity')" in _text(html)
+        by_evaluator = _text(html.split(">By evaluator</h3>")[1].split("</table>")[0])
+        assert by_evaluator == (
+            "evaluator cases passed pass rate overall score scored field by field "
+            "StructuredOutputSimilarity 6 5 83.3% 0.752 6 Equals 6 1 16.7% 0.167 0"
+        )
+        # The page says the same per evaluator, in the same order.
+        page = two_evaluators.to_html()
+        assert _text(page.split(">By evaluator</h3>")[1].split("</table>")[0]) == by_evaluator
+        assert "mean over all 2 evaluators&#x27; rows" in page  # its mixed headline says what it mixes
+
+    def test_one_evaluator_that_is_not_field_level_keeps_the_single_view(self, run_experiment):
+        from strands_evals.evaluators import Equals
+
+        report = run_experiment({"a": ("x", "x"), "b": ("y", "z")}, [Equals()])
+        html = report._repr_html_()
+        assert "By evaluator" not in html and "scored field by field" not in html
+        assert _worst_cases(html) == ["b", "a"] and "<img" not in html  # no field-level rows: no empty chart
 
 
 # -- in a real browser --------------------------------------------------------------------
@@ -249,6 +314,27 @@ class TestInChromium:
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize("width", [1280, 900])
+def test_the_notebook_display_reads_in_nbconvert_html(long_ids, two_evaluators, chromium, tmp_path, width):
+    """Nothing spills out of its cell (a long case id under the pass badge) or hides behind a sideways scroll,
+    and each reason spans its table (a reason column beside the counts read a few characters a line)."""
+    path = notebook_html(tmp_path, {"long_ids": long_ids, "two_evaluators": two_evaluators})
+    page, console = open_page(chromium, path.as_uri(), width=width)
+    page.screenshot(path=tmp_path / f"displays-{width}.png", full_page=True)
+    assert page.evaluate(LAYOUT_PROBLEMS) == [{"spilled": [], "hidden": []}] * 2
+    spans = page.evaluate(
+        "() => [...document.querySelectorAll('tr.ss-note td')].map(td =>"
+        " td.getBoundingClientRect().width / td.closest('table').getBoundingClientRect().width)"
+    )
+    assert len(spans) == 10 and min(spans) > 0.97
+    badge = page.locator(".jp-OutputArea-output .ss-badge.fail").first.bounding_box()
+    case = page.locator(".jp-OutputArea-output tr.ss-has-note td.nowrap").first
+    assert case.evaluate("td => td.scrollWidth <= td.clientWidth")
+    assert badge["x"] >= case.bounding_box()["x"] + case.bounding_box()["width"]  # the badge is right of the id
+    assert console.problems(ignore=("requestfailed: http", "Failed to load resource", "require", "MathJax")) == []
+
+
+@pytest.mark.browser
 @pytest.mark.notebook
 def test_charts_render_in_nbconvert_html_without_a_kernel(tmp_path, reference, chromium):
     """A notebook's chart outputs are images, so its nbconvert HTML shows them with no kernel and no network."""
@@ -270,6 +356,8 @@ def test_charts_render_in_nbconvert_html_without_a_kernel(tmp_path, reference, c
     [chart] = notebook.cells[1].outputs
     assert "image/png" in chart["data"]
     assert "text/html" in notebook.cells[2].outputs[0]["data"]
+    # The text/plain a notebook saves beside the HTML is the report's one-line repr, not a dump of its rows.
+    assert notebook.cells[2].outputs[0]["data"]["text/plain"] == repr(reference)
     body, _ = HTMLExporter().from_notebook_node(notebook)
     path = tmp_path / "notebook.html"
     path.write_text(body, encoding="utf-8")
@@ -282,3 +370,40 @@ def test_charts_render_in_nbconvert_html_without_a_kernel(tmp_path, reference, c
     page.screenshot(path=tmp_path / "notebook.png", full_page=True)
     # nbconvert's template asks a CDN for require.js and MathJax: refused here, and not ours.
     assert console.problems(ignore=("requestfailed: http", "Failed to load resource", "require", "MathJax")) == []
+
+
+@pytest.mark.jupyterlab
+@pytest.mark.browser
+def test_an_untrusted_notebook_in_jupyterlab_shows_the_displays_styled(long_ids, two_evaluators, chromium, tmp_path):
+    """JupyterLab drops `<style>` from an untrusted notebook's outputs but keeps the inline styles it allows, so
+    the displays carry theirs inline: tiles in a row, coloured badges, tables that fit. An explorer saved without
+    its kernel shows its text/plain, which says what it is."""
+    from structsim_nb import compare
+
+    comparison = compare(long_ids, long_ids)
+    explorer = long_ids.explore()
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for count, shown in enumerate((long_ids, two_evaluators, comparison), start=1):
+        data = {"text/html": shown._repr_html_(), "text/plain": repr(shown)}
+        output = nbformat.v4.new_output("execute_result", data=data, execution_count=count)
+        notebook.cells.append(nbformat.v4.new_code_cell("shown", outputs=[output], execution_count=count))
+    output = nbformat.v4.new_output("execute_result", data=explorer._repr_mimebundle_(), execution_count=4)
+    notebook.cells.append(nbformat.v4.new_code_cell("report.explore()", outputs=[output], execution_count=4))
+    nbformat.write(notebook, tmp_path / "untrusted.ipynb")  # not signed: JupyterLab opens it untrusted
+    with jupyterlab(tmp_path) as url:
+        page, console = open_page(chromium, url.format(name="untrusted.ipynb"), height=8000)
+        page.set_default_timeout(90_000)
+        page.locator(".jp-OutputArea-output", has_text="needs a running kernel").wait_for()
+        outputs = page.locator(".jp-Cell .jp-OutputArea-output")
+        assert outputs.count() == 4
+        page.screenshot(path=tmp_path / "jupyterlab-untrusted.png", full_page=True)
+        assert page.locator(".jp-OutputArea-output style").count() == 0  # what the sanitizer does
+        first, second = (outputs.first.locator(".ss-tile").nth(i).bounding_box() for i in (0, 1))
+        assert first["y"] == second["y"] and second["x"] > first["x"] + first["width"]  # a row, not stacked lines
+        fail = outputs.first.locator(".ss-badge.fail").first
+        assert fail.evaluate("badge => getComputedStyle(badge).backgroundColor") == "rgb(255, 235, 233)"
+        problems = page.evaluate(LAYOUT_PROBLEMS)
+        assert [problem["spilled"] for problem in problems[:3]] == [[], [], []]
+        assert outputs.nth(3).inner_text().startswith("structsim-nb report explorer (12 rows")
+        assert console.problems(ignore=("requestfailed: http", "Failed to load resource")) == []

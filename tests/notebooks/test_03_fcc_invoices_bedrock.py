@@ -320,7 +320,8 @@ class TestTheTunedSchema:
         assert doubled == ["Advertiser", "GrossTotal", "LineItems", "NetAmountDue"]
         assert tuned["LineItems.LineItemDays"][:2] == ["ExactComparator", 1.0]
         assert all(tuned[p][1] == 0.99 for p in ("GrossTotal", "AgencyCommission", "NetAmountDue"))
-        assert tuned["LineItems"] == ["LevenshteinComparator", 0.5, 2.0]
+        # explain() says what stickler applies to a list of models: Hungarian matching at the element's threshold.
+        assert tuned["LineItems"] == ["Hungarian (per-element StructuredModel)", 0.7, 2.0]
         assert models.FCCLineItemTuned.match_threshold == 0.7
         says(
             text,
