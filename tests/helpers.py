@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from strands_evals import Case, Experiment
@@ -26,3 +28,10 @@ def run_pairs(
     cases = [Case(name=name, input=name, expected_output=expected) for name, (expected, _) in pairs.items()]
     experiment = Experiment(cases=cases, evaluators=list(evaluators), report_cls=report_cls)
     return experiment.run_evaluations(lambda case: {"output": pairs[case.name][1]})
+
+
+def write_json(path: Path, data: object) -> Path:
+    """Write `data` as JSON to `path`, creating its folders; returns the path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
