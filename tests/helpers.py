@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from strands_evals import Case, Experiment
+from strands_evals.types.evaluation import EvaluationData
 
 from structsim_nb import StructuredOutputReport
 
@@ -35,3 +36,15 @@ def write_json(path: Path, data: object) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
+
+
+# The documented Agenta example (seed 003), shared by the json_match tests.
+SEED_GT = {"name": "John Doe", "email": "john@example.com", "address": {"city": "New York", "zip": "10001"}}
+SEED_OUT = {"name": "John Doe", "email": "jane@example.com", "address": {"city": "New York", "zip": "10002"}}
+SEED_FIELDS = ["name", "email", "address.city", "address.zip"]
+
+
+def evaluate_row(evaluator: Any, actual: Any, expected: Any, name: str = "c1") -> Any:
+    """The one row `evaluator` gives for a case with this output and ground truth."""
+    (row,) = evaluator.evaluate(EvaluationData(name=name, input="", actual_output=actual, expected_output=expected))
+    return row
