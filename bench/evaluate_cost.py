@@ -96,7 +96,8 @@ def _phases() -> dict[str, float]:
     """Wrap the runner's steps so the last evaluate round reports where its time went."""
     spent: dict[str, float] = {}
     for name, label in (
-        ("_discover", "read trajectories"),
+        ("_discover", "read trajectories"),  # a checkout from before runner.py was split
+        ("discover_trajectories", "read trajectories"),
         ("load_trajectories", "read trajectories"),
         ("load_scenarios", "read scenarios"),
         ("_score_all", "score"),

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from structsim_nb.trajectories import runner
+from structsim_nb.trajectories import pairs, runner
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "data" / "trajectories_tree"
 
@@ -57,11 +57,11 @@ def build_tree(root: Path, count: int) -> tuple[Path, Path]:
 
 
 class _Timed:
-    """The runner's `get_scorer`, returning scorers that add their time to `spent`."""
+    """The `get_scorer` that `pairs.score_pair` calls, returning scorers that add their time to `spent`."""
 
     def __init__(self) -> None:
         self.spent = 0.0
-        self._original = runner.get_scorer
+        self._original = pairs.get_scorer
 
     def __call__(self, name: str) -> Any:
         scorer = self._original(name)
@@ -78,13 +78,13 @@ class _Timed:
 
 def one_round(trajectories: Path, scenarios: Path, out: Path, workers: int | None) -> tuple[float, float]:
     timed = _Timed()
-    runner.get_scorer = timed  # type: ignore[assignment]
+    pairs.get_scorer = timed  # type: ignore[assignment]
     try:
         start = time.perf_counter()
         runner.run_evaluation(trajectories, scenarios, out, workers=workers)
         total = time.perf_counter() - start
     finally:
-        runner.get_scorer = timed._original
+        pairs.get_scorer = timed._original
     return total, timed.spent
 
 

@@ -1,8 +1,9 @@
 """Agenta-style JSON evaluators: exact match, contains JSON, JSON multi-field match and JSON diff.
 
-`evaluators` holds the four functions and Strands Evals evaluators; `paths` parses field paths
-(dot notation, JSON Path, JSON Pointer), `values` reads each side and compares values, `flatten`
-compares leaves, and `results` holds the result types.
+`evaluators` holds the Strands Evals evaluators and offers the four functions, which live in
+`exact`, `contains`, `field_match` and `diff`; `paths` parses field paths (dot notation, JSON Path,
+JSON Pointer), `values` reads each side and compares values, `flatten` compares leaves, `results`
+holds the result types, and `agenta` says where Agenta would score differently.
 """
 
 from .evaluators import (

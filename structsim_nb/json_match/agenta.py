@@ -3,8 +3,8 @@
 These are emulations of `Agenta-AI/agenta`'s SDK handlers (see
 `/work/shared/reference/json_match_evaluators.md` in the project's reference notes): exact match,
 contains JSON, and the multi-field match with its path resolver (`resolve_any`). They are used
-only to write notes, never to score: the evaluators in `evaluators` score by their own rules and
-compare the result with these.
+only to write notes, never to score: the evaluators (`exact`, `contains`, `field_match`, `diff`)
+score by their own rules and compare the result with these.
 
 Examples:
     >>> field_scores({"items": [{"name": "a"}]}, {"items": [{"name": "b"}]}, ["items[0].name", "items.0.name"])

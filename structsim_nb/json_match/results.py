@@ -8,11 +8,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EVALUATED_BY_PREFIX", "FieldResult", "JsonMatchResult", "field_result", "python_eq_differs"]
+__all__ = ["EVALUATED_BY_PREFIX", "FieldResult", "JsonMatchResult", "field_result", "python_eq_differs", "with_notes"]
 
 #: Prefix of `metadata["evaluated_by"]` on every row these evaluators write.
 EVALUATED_BY_PREFIX = "json_match:"
@@ -188,3 +188,8 @@ def python_eq_differs(pairs: Iterable[FieldResult]) -> list[str]:
             if python_eq != (item.status == "match"):
                 differs.append(item.path)
     return differs
+
+
+def with_notes(head: str, notes: Sequence[str]) -> str:
+    """A result's reason: `head`, then each note after `; ` (`head` alone when there is none)."""
+    return head if not notes else head + "; " + "; ".join(notes)

@@ -28,6 +28,7 @@ __all__ = [
     "JsonRead",
     "as_json",
     "drop_nulls",
+    "how_read",
     "json_type",
     "load_json_text",
     "read_expected",
@@ -270,6 +271,13 @@ class JsonRead:
     message: str = ""
     syntax: str | None = "json"
     span: tuple[int, int] | None = None
+
+
+def how_read(read: JsonRead) -> str:
+    """How the output was read, for a note; a repaired answer says what was repaired."""
+    if read.how == "repaired":
+        return f"repaired ({read.message})"
+    return read.how
 
 
 def read_output(actual: Any, *, deep: bool = True) -> JsonRead:

@@ -1,8 +1,9 @@
 """Saved agent runs scored offline, as `structsim-nb evaluate` does (AssetOpsBench layout).
 
-`runner` finds trajectories and scenarios, joins them and writes the reports; `scorers` is the
-registry of scorer names; `static_json` is the AssetOpsBench-style scorer; `json_scorers`
-registers the Agenta-style JSON evaluators as scorers.
+`runner` finds trajectories and scenarios (`saved_runs`, `scenarios`), joins and scores them
+(`pairs`) and writes the reports; `scorers` is the registry of scorer names; `static_json` is the
+AssetOpsBench-style scorer (its parts: `leaves`, `tolerance`, `choice`, `car`, `static_score`);
+`json_scorers` registers the Agenta-style JSON evaluators as scorers.
 """
 
 from . import json_scorers as _json_scorers  # noqa: F401  (registers the JSON scorers)

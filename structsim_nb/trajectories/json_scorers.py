@@ -16,7 +16,8 @@ from typing import Any
 
 from ..answers import parse_answer
 from ..errors import FieldPathError, GroundTruthError
-from ..json_match.evaluators import check_both_absent, contains_json, exact_match, json_diff, json_field_match
+from ..json_match.evaluators import contains_json, exact_match, json_diff, json_field_match
+from ..json_match.field_match import check_both_absent
 from ..json_match.paths import parse_fields
 from ..json_match.results import JsonMatchResult
 from ..json_match.values import check_threshold, read_expected

@@ -1,4 +1,4 @@
-"""Loading, joining and scoring saved trajectories; the scorer registry; bad inputs."""
+"""run_evaluation: the reports and the aggregate, the scorer registry, and one poisoned file never ending a run."""
 
 from __future__ import annotations
 
@@ -7,183 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import write_json
 
 from structsim_nb.errors import SchemaLoadError, UnknownScorerError
-from structsim_nb.trajectories.runner import (
-    Pair,
-    Scenario,
-    Trajectory,
-    join_records,
-    load_scenarios,
-    load_trajectories,
-    read_scenario_ids,
-    run_evaluation,
-    score_pair,
-)
+from structsim_nb.trajectories.runner import run_evaluation
 from structsim_nb.trajectories.scorers import ScoreResult, get_scorer, register_scorer, score_similarity, scorer_names
 
 TREE = Path(__file__).parent.parent / "data" / "trajectories_tree"
-
-
-def _write(path: Path, data: object) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
-
-
-class TestLoad:
-    def test_tree(self) -> None:
-        loaded = {t.file: t for t in load_trajectories(TREE / "trajectories")}
-        assert "nested/34.json" in loaded  # recursive
-        assert loaded["nested/34.json"].scenario_id is None and loaded["nested/34.json"].stem == "34"
-        assert loaded["19.json"].run_id == "19"  # an int run_id is kept as text
-        assert "not JSON" in loaded["14.json"].error
-        assert "not UTF-8" in loaded["15.json"].error
-        assert "no answer" in loaded["16.json"].error
-
-    def test_scenarios(self) -> None:
-        scenarios, problems = load_scenarios(TREE / "scenarios")
-        by_id = {s.id: s for s in scenarios}
-        assert by_id["11"].groundtruth == "{'energy': 14, 'material': 48}" and by_id["11"].folder == "scenario_11"
-        assert by_id["13"].evaluation_metadata["mode"] == "clarification"
-        assert by_id["17"].error == "scenario folder has no groundtruth.txt"
-        assert by_id["21"].folder == "21"
-        assert problems == [
-            {
-                "kind": "duplicate_scenario_id",
-                "source": "scenario_21",
-                # Both places are named, so the user can open them: the folder kept and the one left out.
-                "message": f"scenario id '21' is already taken by {TREE / 'scenarios' / '21'}; this one "
-                f"({TREE / 'scenarios' / 'scenario_21'}) is not used. Give one of them another id",
-            }
-        ]
-
-    def test_invalid_eval_metadata_is_reported_against_its_scenario(self, tmp_path: Path) -> None:
-        (tmp_path / "scenario_1").mkdir()
-        (tmp_path / "scenario_1" / "groundtruth.txt").write_text('{"a": 1}')
-        (tmp_path / "scenario_1" / "groundtruth_eval.json").write_text("{not json")
-        (scenario,), _ = load_scenarios(tmp_path)
-        assert scenario.error.startswith("groundtruth_eval.json is not valid JSON")
-
-    def test_structured_answer_is_kept_as_json_text(self, tmp_path: Path) -> None:
-        (trajectory,) = load_trajectories(_write(tmp_path / "t.json", {"run_id": "1", "answer": {"a": 1}}))
-        assert trajectory.answer == '{"a": 1}'
-
-    def test_missing_inputs(self, tmp_path: Path) -> None:
-        with pytest.raises(FileNotFoundError, match="does not exist"):
-            load_trajectories(tmp_path / "nope")
-        with pytest.raises(NotADirectoryError, match="does not exist"):
-            load_scenarios(tmp_path / "nope")
-        _write(tmp_path / "t.txt", {})
-        with pytest.raises(ValueError, match=r"\.json file"):
-            load_trajectories(tmp_path / "t.txt")
-
-    def test_think_blocks_are_removed_from_the_answer(self) -> None:
-        loaded = {t.file: t for t in load_trajectories(TREE / "trajectories")}
-        assert loaded["nested/34.json"].answer == "The answer is 34."
-
-    def test_ops(self) -> None:
-        (trajectory,) = load_trajectories(TREE / "trajectories" / "11.json")
-        assert trajectory.ops == {
-            "turn_count": 2,
-            "tool_call_count": 3,
-            "unique_tools": ["count_rows", "sql_query"],
-            "tokens_in": 320,
-            "tokens_out": 45,
-            "duration_ms": 650,
-            "est_cost_usd": 0.0012,
-        }
-        (bare,) = load_trajectories(TREE / "trajectories" / "13.json")
-        assert bare.ops["turn_count"] == 0 and bare.ops["tokens_in"] is None and bare.ops["unique_tools"] == []
-
-    def test_scenario_files_and_several_paths(self, tmp_path: Path) -> None:
-        lines = [
-            {"id": 1, "text": "q", "type": "count", "expected_answer": "34"},
-            {"id": "2", "text": "q", "characteristic_form": {"a": 1}},
-            {"id": "3", "text": "q"},
-        ]
-        (tmp_path / "s.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
-        _write(tmp_path / "one.json", {"id": "11", "text": "q", "expected_answer": "x"})
-        scenarios, problems = load_scenarios([tmp_path / "s.jsonl", tmp_path / "one.json", TREE / "scenarios"])
-        by_id = {s.id: s for s in scenarios}
-        assert (by_id["1"].groundtruth, by_id["1"].type, by_id["1"].folder) == ("34", "count", "s.jsonl#0")
-        assert by_id["2"].groundtruth == '{"a": 1}' and by_id["2"].type is None
-        assert "neither expected_answer nor characteristic_form" in by_id["3"].error
-        assert by_id["11"].folder == "one.json#0" and by_id["12"].type == "structured"
-        assert "scenario_11" in [p["source"] for p in problems]  # the folder repeats id 11
-        (tmp_path / "bad.json").write_text("[1]")
-        assert load_scenarios(tmp_path / "bad.json") == (
-            [],
-            [
-                {
-                    "kind": "bad_scenario_entry",
-                    "source": "bad.json#0",
-                    "message": "scenario entries must be objects with an id; bad.json#0 is '1'. Fix the file",
-                }
-            ],
-        )
-        (tmp_path / "empty.json").write_text("")
-        assert load_scenarios(tmp_path / "empty.json") == ([], [])
-
-    def test_scenario_id_selector(self, tmp_path: Path) -> None:
-        assert read_scenario_ids("11, 12+34") == ["11", "12", "34"]
-        (tmp_path / "ids.yaml").write_text("# lite\n- 11\n- '12'\n")
-        assert read_scenario_ids(str(tmp_path / "ids.yaml")) == ["11", "12"]
-        (tmp_path / "ids.json").write_text("[13, 11]")
-        assert read_scenario_ids(str(tmp_path / "ids.json")) == ["13", "11"]
-        with pytest.raises(ValueError, match="at least one"):
-            read_scenario_ids(" , ")
-
-
-class TestJoin:
-    def test_rules(self) -> None:
-        scenarios = [Scenario("11", "scenario_11", "1"), Scenario("12", "scenario_12", "1"), Scenario("9", "9", "1")]
-        trajectories = [
-            Trajectory("a.json", "a", run_id="x", scenario_id="11"),
-            Trajectory("b.json", "b", run_id="12", scenario_id="a descriptive label"),
-            Trajectory("11.json", "11", run_id="12", scenario_id=None),
-            Trajectory("c.json", "c", run_id="77", scenario_id="78"),
-            Trajectory("9.json", "9", run_id="x", scenario_id="label"),  # the stem is only for a missing id
-            Trajectory("d.json", "d", run_id="12", scenario_id=None),
-        ]
-        pairs, unmatched, unused = join_records(trajectories, scenarios)
-        assert [(p.trajectory.file, p.scenario.id, p.joined_by) for p in pairs] == [
-            ("a.json", "11", "scenario_id"),
-            ("b.json", "12", "run_id"),
-            ("11.json", "11", "filename"),
-            ("d.json", "12", "run_id"),
-        ]
-        assert [t.file for t in unmatched] == ["c.json", "9.json"] and [s.id for s in unused] == ["9"]
-
-
-class TestScorePair:
-    def test_error_entries_never_raise(self) -> None:
-        scenario = Scenario("1", "scenario_1", "{'a':")
-        report = score_pair(
-            Pair(Trajectory("1.json", "1", answer='{"a": 1}'), scenario, "filename"), scorer="static_json", options={}
-        )
-        assert report["status"] == "error" and "ground truth" in report["error"]
-        assert report["score"] == {
-            "scorer": "static_json",
-            "passed": False,
-            "score": 0.0,
-            "rationale": report["error"],
-            "details": {},
-        }
-
-    def test_deeply_nested_answer_is_an_error_entry(self) -> None:
-        deep = "[" * 3000 + "]" * 3000
-        pair = Pair(Trajectory("1.json", "1", answer=deep), Scenario("1", "s", '{"a": 1}'), "filename")
-        report = score_pair(pair, scorer="static_json", options={})
-        assert report["status"] == "scored" and report["score"]["passed"] is False
-
-    def test_several_megabyte_answer(self) -> None:
-        answer = "word " * 800_000 + '{"a": 1}'
-        pair = Pair(Trajectory("1.json", "1", answer=answer), Scenario("1", "s", '{"a": 1}'), "filename")
-        report = score_pair(pair, scorer="static_json", options={})
-        # Over the parser's 1,000,000 characters, the end of the answer is read (the final answer is there).
-        assert report["status"] == "scored" and report["score"]["details"]["model_read_as"] == "embedded"
-        assert report["score"]["passed"]
 
 
 class TestRegistry:
@@ -210,7 +40,7 @@ class TestRegistry:
             score_similarity("{}", "{}", options={"schema": "no.such.Model"})
 
     def test_similarity_with_a_json_schema_file(self, tmp_path: Path) -> None:
-        schema = _write(
+        schema = write_json(
             tmp_path / "schema.json",
             {
                 "title": "Counts",
@@ -309,8 +139,8 @@ class TestRun:
         assert aggregate["generated_at"] == "T" and aggregate["scenario_ids"] == ["11", "34", "404"]
 
     def test_report_name_collisions(self, tmp_path: Path) -> None:
-        _write(tmp_path / "t" / "a.json", {"run_id": "r/1", "scenario_id": "1", "answer": "1"})
-        _write(tmp_path / "t" / "b.json", {"run_id": "r/1", "scenario_id": "1", "answer": "2"})
+        write_json(tmp_path / "t" / "a.json", {"run_id": "r/1", "scenario_id": "1", "answer": "1"})
+        write_json(tmp_path / "t" / "b.json", {"run_id": "r/1", "scenario_id": "1", "answer": "2"})
         (tmp_path / "s" / "scenario_1").mkdir(parents=True)
         (tmp_path / "s" / "scenario_1" / "groundtruth.txt").write_text("1")
         run = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
@@ -338,7 +168,7 @@ class TestHostileInput:
     def test_long_and_odd_run_ids_make_safe_unique_names(self, tmp_path: Path) -> None:
         ids = ["x" * 300, "x" * 300 + "y", "CON", "../../etc/passwd", "a/b", "a_b", "", "é"]
         for index, run_id in enumerate(ids):
-            _write(tmp_path / "t" / f"{index}.json", {"run_id": run_id, "scenario_id": "1", "answer": "{'a': 1}"})
+            write_json(tmp_path / "t" / f"{index}.json", {"run_id": run_id, "scenario_id": "1", "answer": "{'a': 1}"})
         _scenario(tmp_path / "s", "1")
         run = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
         names = [r["report"] for r in run.aggregate["results"]]
@@ -353,21 +183,21 @@ class TestHostileInput:
     def test_unreadable_and_deep_scenarios_are_entries_and_problems(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        from structsim_nb.trajectories import runner
+        from structsim_nb.trajectories import scenarios
 
         for scenario_id in ("1", "2"):
-            _write(tmp_path / "t" / f"{scenario_id}.json", {"run_id": scenario_id, "answer": "{'a': 1}"})
+            write_json(tmp_path / "t" / f"{scenario_id}.json", {"run_id": scenario_id, "answer": "{'a': 1}"})
             _scenario(tmp_path / "s", scenario_id)
         lines = [json.dumps({"id": "3", "expected_answer": "x"}), '{"id": "4", "x": ' + "[" * 100_000 + "]" * 100_000]
         (tmp_path / "more.jsonl").write_text("\n".join(lines) + "\n" + "{not json\n")
-        real = runner._read_text
+        real = scenarios.read_text
 
         def read_text(path: Path) -> str:
             if path == tmp_path / "s" / "scenario_2" / "groundtruth.txt":
                 raise PermissionError(13, "Permission denied")
             return real(path)
 
-        monkeypatch.setattr(runner, "_read_text", read_text)
+        monkeypatch.setattr(scenarios, "read_text", read_text)
         run = run_evaluation(tmp_path / "t", [tmp_path / "s", tmp_path / "more.jsonl"], tmp_path / "r")
         results = {r["scenario_id"]: r for r in run.aggregate["results"]}
         assert results["1"]["status"] == "scored"
@@ -379,12 +209,12 @@ class TestHostileInput:
 
     def test_links_folders_and_hidden_files_all_appear(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         t = tmp_path / "t"
-        _write(t / "1.json", {"run_id": "1", "answer": "{'a': 1}"})
-        _write(t / "locked" / "2.json", {"run_id": "2", "answer": "{'a': 1}"})
+        write_json(t / "1.json", {"run_id": "1", "answer": "{'a': 1}"})
+        write_json(t / "locked" / "2.json", {"run_id": "2", "answer": "{'a': 1}"})
         (t / "3.json").symlink_to(t / "missing.json")
         (t / "loop.json").symlink_to(t / "loop.json")
         (t / "up").symlink_to(t)
-        _write(t / ".draft.json", {})
+        write_json(t / ".draft.json", {})
         for scenario_id in ("1", "2", "3"):
             _scenario(tmp_path / "s", scenario_id)
         real = os.scandir
@@ -397,32 +227,6 @@ class TestHostileInput:
         assert "cannot be followed" in unmatched["loop.json"] and "not followed" in unmatched["up/"]
         assert aggregate["skipped"] == [{"file": ".draft.json", "reason": "hidden file (its name starts with '.')"}]
         assert [s["scenario_id"] for s in aggregate["unmatched_scenarios"]] == ["2"]
-
-    def test_fifos_among_the_scenarios_are_never_opened(self, tmp_path: Path) -> None:
-        if not hasattr(os, "mkfifo"):
-            pytest.skip("no FIFOs here")
-        (tmp_path / "s" / "scenario_1").mkdir(parents=True)
-        os.mkfifo(tmp_path / "s" / "scenario_1" / "groundtruth.txt")
-        os.mkfifo(tmp_path / "more.jsonl")
-        scenarios, problems = load_scenarios([tmp_path / "s", tmp_path / "more.jsonl"])
-        assert (
-            scenarios[0].error
-            == "groundtruth.txt cannot be read: not a regular file (a FIFO, socket or device is never opened)"
-        )
-        assert problems == [
-            {
-                "kind": "bad_scenario_file",
-                "source": str(tmp_path / "more.jsonl"),
-                "message": "not a regular file; not opened",
-            }
-        ]
-
-    def test_a_fifo_named_as_the_trajectories_file_is_never_opened(self, tmp_path: Path) -> None:
-        if not hasattr(os, "mkfifo"):
-            pytest.skip("no FIFOs here")
-        os.mkfifo(tmp_path / "run.json")
-        (trajectory,) = load_trajectories(tmp_path / "run.json")
-        assert trajectory.error == "not a regular file; not opened"
 
     def test_an_unreadable_trajectories_root_is_an_error(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         (tmp_path / "t").mkdir()
@@ -437,8 +241,8 @@ class TestHostileInput:
             return ScoreResult("broken_test", True, 1.0, "ok", {})
 
         register_scorer("broken_test", broken, replace=True)
-        _write(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "boom"})
-        _write(tmp_path / "t" / "2.json", {"run_id": "2", "answer": "fine"})
+        write_json(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "boom"})
+        write_json(tmp_path / "t" / "2.json", {"run_id": "2", "answer": "fine"})
         for scenario_id in ("1", "2"):
             _scenario(tmp_path / "s", scenario_id)
         aggregate = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r", scorer="broken_test").aggregate
@@ -451,7 +255,7 @@ class TestHostileInput:
         from structsim_nb.trajectories.reports_dir import ReportsFolder
 
         for scenario_id in ("1", "2"):
-            _write(tmp_path / "t" / f"{scenario_id}.json", {"run_id": scenario_id, "answer": "{'a': 1}"})
+            write_json(tmp_path / "t" / f"{scenario_id}.json", {"run_id": scenario_id, "answer": "{'a': 1}"})
             _scenario(tmp_path / "s", scenario_id)
         real = ReportsFolder.write
 
@@ -467,7 +271,7 @@ class TestHostileInput:
         assert aggregate["totals"]["errors"] == 1 and aggregate["totals"]["passed"] == 1
 
     def test_reports_inside_the_trajectories_folder_are_not_read_back(self, tmp_path: Path) -> None:
-        _write(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "{'a': 1}"})
+        write_json(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "{'a': 1}"})
         _scenario(tmp_path / "s", "1")
         first = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "t" / "reports").aggregate
         second = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "t" / "reports").aggregate
@@ -479,8 +283,8 @@ class TestHostileInput:
     ) -> None:
         from structsim_nb.trajectories.reports_dir import ReportsFolder
 
-        _write(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "{'a': 1}"})
-        _write(tmp_path / "t" / "2.json", {"run_id": "2", "answer": "{'a': 1}"})
+        write_json(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "{'a': 1}"})
+        write_json(tmp_path / "t" / "2.json", {"run_id": "2", "answer": "{'a': 1}"})
         for scenario_id in ("1", "2"):
             _scenario(tmp_path / "s", scenario_id)
         run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
@@ -493,7 +297,7 @@ class TestHostileInput:
             return real(self, name, data)
 
         monkeypatch.setattr(ReportsFolder, "write", write)
-        _write(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "{'a': 2}"})
+        write_json(tmp_path / "t" / "1.json", {"run_id": "1", "answer": "{'a': 2}"})
         with pytest.raises(KeyboardInterrupt) as caught:
             run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
         assert caught.value.reports_written is None  # type: ignore[attr-defined]
@@ -503,3 +307,11 @@ class TestHostileInput:
 
 def _refuse(path: object) -> object:
     raise PermissionError(13, "Permission denied")
+
+
+def test_the_names_of_its_parts_stay_importable_from_runner() -> None:
+    from structsim_nb.trajectories import pairs, runner, saved_runs, scenarios
+
+    for name in runner.__all__:
+        home = next((part for part in (pairs, saved_runs, scenarios) if name in part.__all__), runner)
+        assert getattr(runner, name) is getattr(home, name), name

@@ -1,0 +1,276 @@
+"""Worker processes that stop with the run: chunks in flight, results in input order.
+
+Work goes in chunks to a process pool of our own (`workers` processes, every core by default) or
+to a caller's executor (any `concurrent.futures.Executor`, or a Dask `distributed.Client`), at
+most `_IN_FLIGHT_PER_WORKER` chunks per worker ahead of the one being collected, so memory does
+not grow with the input. On Ctrl-C or SIGTERM (`_signals`) the workers of a pool of our own are
+terminated at once and a caller's executor has its pending chunks cancelled.
+
+`map_ordered` is the general form, for per-item functions that never raise for bad data;
+`score_in_parallel` is `score_dataset`'s, where a chunk that fails as a whole (its worker died)
+is rescored document by document in a one-process quarantine, so a crash names its document.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import itertools
+import logging
+import os
+from collections.abc import Callable, Generator, Iterable, Iterator
+from typing import Any
+
+from ._pairs import Pair
+from ._signals import raise_if_terminated, sigterm_raises, stop_workers, worker_init
+from ._workers import Scored, WorkerSettings, error_row, score_chunk, wire
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["DEFAULT_CHUNK_SIZE", "cores", "executor_capacity", "map_ordered", "score_in_parallel"]
+
+#: Documents per task sent to a worker. At ~10-100 ms a document, a chunk costs far more than
+#: the ~1 ms of sending it, yet stays short enough to balance load and stop promptly.
+DEFAULT_CHUNK_SIZE = 8
+#: Chunks kept in flight per worker; bounds memory while keeping every worker busy.
+_IN_FLIGHT_PER_WORKER = 2
+
+
+def executor_capacity(executor: Any, workers: int | None) -> int:
+    """How many chunks `executor` runs at once: `workers` if given, else a Dask client's threads, else the cores.
+
+    Only public APIs are read: `distributed.Client.nthreads()` when the executor is a Client.
+    A plain `concurrent.futures` executor does not say its size publicly, so this machine's
+    cores stand in; pass `workers=` to size the work sent to a larger one.
+    """
+    if workers is not None:
+        return workers
+    nthreads = getattr(executor, "nthreads", None)  # distributed.Client: {worker address: threads}
+    if callable(nthreads):
+        try:
+            return max(1, sum(nthreads().values()))
+        except Exception:  # noqa: BLE001 - only a sizing hint
+            logger.debug("executor=<%r> | could not read the cluster size; using the cores", executor)
+    return cores()
+
+
+def _submitter(executor: Any) -> concurrent.futures.Executor:
+    """The `concurrent.futures` face of `executor`: a Dask `Client`'s `get_executor()`, else itself."""
+    get_executor = getattr(executor, "get_executor", None)
+    return get_executor() if callable(get_executor) else executor  # type: ignore[no-any-return]
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform reports it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _chunks(source: Iterator[Pair], size: int) -> Iterator[list[Pair]]:
+    while chunk := list(itertools.islice(source, size)):
+        yield chunk
+
+
+def _new_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
+    # Workers ignore Ctrl-C (the parent stops them) and die with the parent (`_signals.worker_init`).
+    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=worker_init)
+
+
+class _Quarantine:
+    """Scores suspect documents one at a time on a private one-process pool, so a crash names its document.
+
+    Used when a chunk could not be scored as a whole (its worker died, or the executor failed
+    it). Documents queue in order on a single worker, so when that pool breaks, the first
+    unfinished document is the one that killed it: it becomes an error row, and a new pool
+    scores the rest.
+    """
+
+    def __init__(self, settings: WorkerSettings, model_name: str) -> None:
+        self._settings = settings
+        self._model_name = model_name
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    def score(self, chunk: list[Pair], cause: BaseException) -> list[Scored]:
+        """Score `chunk` document by document; `cause` is why the chunk as a whole failed."""
+        logger.warning(
+            "cases=<%s..%s>, error=<%s: %s> | chunk failed outside the evaluator, rescoring its documents one by one",
+            chunk[0].name,
+            chunk[-1].name,
+            type(cause).__name__,
+            cause,
+        )
+        results: list[Scored] = []
+        while len(results) < len(chunk):
+            if self._pool is None:
+                self._pool = _new_pool(1)
+            pending = chunk[len(results) :]
+            futures = [self._pool.submit(score_chunk, self._settings, wire([pair], self._settings)) for pair in pending]
+            for pair, future in zip(pending, futures, strict=True):
+                try:
+                    results.extend(future.result())
+                    continue
+                except Exception as exc:  # noqa: BLE001 - this document alone failed outside the evaluator
+                    logger.warning("case=<%s>, error=<%s> | document could not be scored", pair.name, exc)
+                    results.append(_failed(self._model_name, exc, cause))
+                    broken = isinstance(exc, concurrent.futures.BrokenExecutor)
+                if broken:
+                    self.close()
+                    break
+        return results
+
+    def close(self, *, now: bool = False) -> None:
+        """Stop the private pool, if one is running; `now` terminates its worker mid-document."""
+        if self._pool is not None:
+            if now:
+                stop_workers(self._pool)
+            else:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+def _failed(model_name: str, exc: BaseException, cause: BaseException) -> Scored:
+    detail = str(exc) or "no message"
+    return error_row(
+        model_name,
+        "crashed",
+        f"Scoring error: {type(exc).__name__}: {detail}. The chunk holding this document failed "
+        f"({type(cause).__name__}), and scored alone this document failed again, so it is the cause",
+    )
+
+
+def score_in_parallel(
+    source: Iterator[Pair],
+    *,
+    settings: WorkerSettings,
+    model_name: str,
+    executor: Any,
+    workers: int | None,
+    chunk_size: int,
+) -> Generator[tuple[Pair, Scored], None, None]:
+    """Score `source` in chunks on `executor` (or a pool of `workers` processes), yielding in order.
+
+    At most `_IN_FLIGHT_PER_WORKER` chunks per worker are submitted ahead of the one being
+    collected, so memory does not grow with the dataset. A chunk that fails as a whole is
+    rescored document by document in `_Quarantine`; a pool of our own that broke is replaced.
+    """
+    own = executor is None
+    pool: concurrent.futures.Executor = _new_pool(workers or cores()) if own else _submitter(executor)
+    capacity = (workers or cores() if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
+    quarantine = _Quarantine(settings, model_name)
+    inflight: collections.deque[tuple[list[Pair], concurrent.futures.Future[list[Scored]], Any]] = collections.deque()
+
+    def replace_pool(broken: Any) -> None:
+        nonlocal pool
+        if own and pool is broken:
+            logger.warning("workers=<%s> | a worker process died; starting a new pool", workers)
+            pool.shutdown(wait=False, cancel_futures=True)
+            pool = _new_pool(workers or cores())
+
+    def submit(chunk: list[Pair]) -> None:
+        target = pool
+        try:
+            future = target.submit(score_chunk, settings, wire(chunk, settings))
+        except (concurrent.futures.BrokenExecutor, RuntimeError) as exc:
+            if not own:
+                # A broken executor of the caller's: its chunks go to the quarantine instead.
+                future = concurrent.futures.Future()
+                future.set_exception(exc)
+            else:
+                replace_pool(target)
+                target = pool
+                future = target.submit(score_chunk, settings, wire(chunk, settings))
+        inflight.append((chunk, future, target))
+
+    def collect() -> Iterator[tuple[Pair, Scored]]:
+        chunk, future, target = inflight.popleft()
+        try:
+            results = future.result()
+        except Exception as exc:  # noqa: BLE001 - the worker function never raises; this is the executor
+            if isinstance(exc, concurrent.futures.BrokenExecutor):
+                replace_pool(target)
+            results = quarantine.score(chunk, exc)
+        if len(results) != len(chunk):
+            raise RuntimeError(f"a chunk of {len(chunk)} documents came back with {len(results)} results")
+        yield from zip(chunk, results, strict=True)
+
+    interrupted = True
+    try:
+        with sigterm_raises():  # SIGTERM stops the workers below, as Ctrl-C does
+            for chunk in _chunks(source, chunk_size):
+                raise_if_terminated()
+                submit(chunk)
+                while len(inflight) >= capacity:
+                    yield from collect()
+            while inflight:
+                raise_if_terminated()
+                yield from collect()
+        interrupted = False
+    finally:
+        for _, future, _ in inflight:  # only left over when interrupted
+            future.cancel()
+        quarantine.close(now=interrupted)
+        if own and interrupted:
+            stop_workers(pool)  # terminated now, not after the chunks they hold
+        elif own:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _apply_chunk(fn: Callable[[Any], Any], chunk: list[Any]) -> list[Any]:
+    return [fn(item) for item in chunk]
+
+
+def map_ordered(
+    fn: Callable[[Any], Any],
+    items: Iterable[Any],
+    *,
+    workers: int | None = None,
+    executor: Any = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> Iterator[Any]:
+    """`fn(item)` for every item, computed in chunks on worker processes, yielded in input order.
+
+    The general form of what `score_dataset` does, for per-item functions that never raise
+    for bad data (such as `trajectories.score_pair`). At most two chunks per worker are in
+    flight, so the input is read as the results are consumed.
+
+    Args:
+        fn: A picklable function (module level, or a `functools.partial` of one).
+        items: Picklable items.
+        workers: Processes of a pool of our own. Default None: every core. With `executor`,
+            how many chunks it runs at once (default: a Dask `Client`'s threads, else the cores).
+        executor: A `distributed.Client`, or any `concurrent.futures.Executor`; used, not shut down.
+        chunk_size: Items per task. Default `DEFAULT_CHUNK_SIZE`.
+
+    Raises:
+        Exception: Whatever `fn` or the executor raised for a chunk (a crashed worker gives
+            `BrokenProcessPool`); pending chunks are cancelled first.
+        KeyboardInterrupt: On Ctrl-C, or `_signals.Terminated` on SIGTERM: the worker processes
+            of a pool of our own are terminated at once (a caller's executor only has its
+            pending chunks cancelled). Under SIGTERM's default action the process then ends by
+            SIGTERM, as it would have (see `_signals.sigterm_raises`).
+    """
+    own = executor is None
+    pool = _new_pool(workers or cores()) if own else _submitter(executor)
+    capacity = (workers or cores() if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
+    inflight: collections.deque[concurrent.futures.Future[list[Any]]] = collections.deque()
+    source = iter(items)
+    interrupted = True
+    try:
+        with sigterm_raises():
+            while chunk := list(itertools.islice(source, chunk_size)):
+                raise_if_terminated()
+                inflight.append(pool.submit(_apply_chunk, fn, chunk))
+                while len(inflight) >= capacity:
+                    yield from inflight.popleft().result()
+            while inflight:
+                raise_if_terminated()
+                yield from inflight.popleft().result()
+        interrupted = False
+    finally:
+        for future in inflight:  # only left over on an error or an interrupt
+            future.cancel()
+        if own and interrupted:
+            stop_workers(pool)
+        elif own:
+            pool.shutdown(wait=False, cancel_futures=True)

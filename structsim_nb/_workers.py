@@ -1,0 +1,162 @@
+"""What a worker process does for `score_dataset`, and what it is sent.
+
+A worker builds the evaluator (and stickler's compiled spec) once per `WorkerSettings`, then
+scores `(name, expected, actual)` triples one document at a time; a document whose scoring raises
+becomes an error row (`score_one`), never an exception. A model class workers cannot import by
+name (defined in a notebook, `__main__` or a function) travels by value with cloudpickle
+(`by_value`), and the documents with it (`wire`), so they load as instances of that very class.
+`score_in_process` is the same scoring without workers.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from collections.abc import Generator, Iterator
+from typing import Any, NamedTuple
+
+from pydantic import BaseModel
+from strands_evals.types.evaluation import EvaluationData, EvaluationOutput
+
+from ._pairs import Pair
+from .evaluate import StructuredOutputSimilarity
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "Scored",
+    "WorkerSettings",
+    "by_value",
+    "error_row",
+    "score_chunk",
+    "score_in_process",
+    "score_one",
+    "wire",
+]
+
+
+class WorkerSettings(NamedTuple):
+    """Everything a worker needs to build the evaluator; hashable, so workers cache on it.
+
+    `model_blob` is the model class itself, pickled by value with cloudpickle, when workers
+    cannot import it by `model_path` (a class defined in a notebook, `__main__` or a function);
+    the documents then travel by value too, so instances of that class reach the evaluator as
+    the same class.
+    """
+
+    model_path: str
+    match_threshold: float
+    weight_hints: bool
+    name: str | None
+    non_matches: bool
+    fast_matching: bool = True
+    model_blob: bytes | None = None
+    strict: bool = False
+
+
+class Scored(NamedTuple):
+    """One document's result, as the `Experiment` records it for one evaluator."""
+
+    score: float
+    test_pass: bool
+    reason: str
+    rows: list[EvaluationOutput]
+
+
+@functools.lru_cache(maxsize=8)
+def _evaluator(settings: WorkerSettings) -> StructuredOutputSimilarity:
+    """The evaluator for `settings`, built (and stickler's spec compiled) once per process."""
+    logger.debug("model=<%s>, pid=<%s> | building evaluator", settings.model_path, os.getpid())
+    model: type[BaseModel] | str = settings.model_path
+    if settings.model_blob is not None:
+        import cloudpickle
+
+        model = cloudpickle.loads(settings.model_blob)
+    return StructuredOutputSimilarity(
+        model,
+        match_threshold=settings.match_threshold,
+        weight_hints=settings.weight_hints,
+        name=settings.name,
+        non_matches=settings.non_matches,
+        fast_matching=settings.fast_matching,
+        strict=settings.strict,
+    )
+
+
+def error_row(model_name: str, kind: str, reason: str) -> Scored:
+    """The error row for a document that could not be scored; `cases_frame` shows it as `error`."""
+    row = EvaluationOutput(score=0.0, test_pass=False, reason=reason, label=model_name, metadata={"error": kind})
+    return Scored(0.0, False, reason, [row])
+
+
+def score_one(evaluator: StructuredOutputSimilarity, name: str, expected: Any, actual: Any) -> Scored:
+    """Score one document as `Experiment._run_evaluator` does, turning an exception into an error row."""
+    try:
+        outputs = evaluator.evaluate(
+            EvaluationData(input=None, name=name, expected_output=expected, actual_output=actual)
+        )
+        score, passed, reason = evaluator.aggregator(outputs)
+        return Scored(float(score), passed, reason or "", outputs)
+    except Exception as exc:  # noqa: BLE001 - isolated per document, reported on its row
+        return error_row(evaluator.model_cls.__name__, "raised", f"Evaluator error: {type(exc).__name__}: {exc}")
+
+
+def score_chunk(settings: WorkerSettings, chunk: list[tuple[str, Any, Any]] | bytes) -> list[Scored]:
+    """Worker entry point: score `(name, expected, actual)` triples with the cached evaluator.
+
+    With a model sent by value the chunk arrives as cloudpickle bytes (see `wire`); the
+    evaluator is built first, so the documents load as instances of its very class.
+    """
+    evaluator = _evaluator(settings)
+    if isinstance(chunk, bytes):
+        import cloudpickle
+
+        triples: list[tuple[str, Any, Any]] = cloudpickle.loads(chunk)
+    else:
+        triples = chunk
+    return [score_one(evaluator, name, expected, actual) for name, expected, actual in triples]
+
+
+def wire(chunk: list[Pair], settings: WorkerSettings) -> list[tuple[str, Any, Any]] | bytes:
+    """What a worker needs of each pair: the case record (input, metadata) stays in the parent.
+
+    With the model sent by value, the documents are pickled by value too (they may be instances
+    of that class, which the worker could not import by name).
+    """
+    triples = [(pair.name, pair.expected, pair.actual) for pair in chunk]
+    if settings.model_blob is None:
+        return triples
+    import cloudpickle
+
+    return cloudpickle.dumps(triples)  # type: ignore[no-any-return]
+
+
+def by_value(model_cls: type[BaseModel]) -> bytes:
+    """`model_cls` pickled by value (cloudpickle), for workers that cannot import it by name.
+
+    Raises:
+        TypeError: If it cannot be pickled, naming why (a class that holds a lock, an open file
+            or a live client in its namespace, say).
+    """
+    import cloudpickle
+
+    where = f"{model_cls.__module__}.{model_cls.__qualname__}"
+    try:
+        blob: bytes = cloudpickle.dumps(model_cls)
+        cloudpickle.loads(blob)
+    except Exception as exc:  # noqa: BLE001 - any failure means the workers cannot have the model
+        raise TypeError(
+            f"model_cls must be importable by dotted path or picklable by value to score on worker processes; "
+            f"{where} is neither (defined in __main__, a notebook or a function, and cloudpickle failed: "
+            f"{type(exc).__name__}: {exc}). Move the model to a module, or pass workers=1"
+        ) from exc
+    return blob
+
+
+def score_in_process(
+    evaluator: StructuredOutputSimilarity, source: Iterator[Pair]
+) -> Generator[tuple[Pair, Scored], None, None]:
+    """Each pair with its result, scored in this process, in order."""
+    for pair in source:
+        yield pair, score_one(evaluator, pair.name, pair.expected, pair.actual)

@@ -1,0 +1,172 @@
+"""Agenta's JSON Diff Match: `json_diff(actual, expected)`, the share of ground-truth leaves the output matches.
+
+Both sides are flattened to leaves (`flatten`); each leaf of the key set scores 1 when both sides
+have it and agree (by value, or by type with `compare_schema_only`). Options cover Agenta's
+(case-insensitive keys, extra keys, nulls, empty containers, threshold), and the reason says
+where Agenta would score differently.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import GroundTruthError
+from .flatten import Steps, compare_leaves, flatten, fold_keys
+from .paths import render_path
+from .results import JsonMatchResult, python_eq_differs, with_notes
+from .values import check_threshold, how_read, json_type, read_expected, read_output, same_value
+
+__all__ = ["json_diff"]
+
+
+def _schema_type(value: Any) -> str:
+    """The type `compare_schema_only` compares: `json_type`, with integer and float apart (Agenta's Python types)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "integer"
+    return "float" if isinstance(value, float) else json_type(value)
+
+
+def json_diff(
+    actual: Any,
+    expected: Any,
+    *,
+    compare_schema_only: bool = False,
+    case_insensitive_keys: bool = False,
+    penalize_extra_keys: bool = False,
+    skip_nulls: bool = False,
+    compare_empty_containers: bool = False,
+    threshold: float | None = None,
+    null_is_missing: bool = True,
+) -> JsonMatchResult:
+    """The share of ground-truth leaves the output matches (Agenta's JSON Diff Match).
+
+    Both sides are flattened to leaves (`address.zip`, `items[0]`); an empty object or array
+    is a leaf. Each leaf of the key set scores 1 when both sides have it and agree, else 0.
+
+    Args:
+        actual: The agent output: JSON data, text (read by `parse_answer`), a model or an `AgentResult`.
+        expected: The ground truth: JSON data, or JSON text.
+        compare_schema_only: Agree means the same type, not the same value: null, boolean,
+            integer, float, string, array, object (as Agenta: `5` and `5.0` differ, `True` and
+            `1` differ). Default False.
+        case_insensitive_keys: Fold key case on both sides and in the key set. Two ground-truth
+            keys that fold together are an error; two output keys that do score that leaf 0.
+            Default False.
+        penalize_extra_keys: The key set is the union of both sides' leaves, so a leaf only
+            the output has counts as a miss (Agenta's `predict_keys=True`). Default False: the
+            key set is the ground truth's leaves and extra output keys are ignored.
+        skip_nulls: Leave out leaves that are null in the ground truth (and, with
+            `penalize_extra_keys`, extra null leaves of the output). Default False: null
+            equals null.
+        compare_empty_containers: Treat an empty object or array (and a scalar ground truth)
+            as a leaf to compare. Default False: as Agenta, they have no leaves, so
+            `{"a": 1, "tags": []}` scores only `a`, and `{}` against anything scores 0.
+        threshold: The score at or above which the pair passes. Default None, meaning 0.5;
+            any number in [0, 1], including 0 and the integers 0 and 1.
+        null_is_missing: A null leaf and a missing one say the same: a null ground-truth leaf
+            the output lacks agrees, and an extra null output leaf is not counted (with
+            `penalize_extra_keys`), as `StructuredOutputSimilarity` judges a Pydantic
+            `model_dump()` output. Default True. False: a null leaf the output lacks is missed,
+            and an extra null leaf is invented.
+
+    Returns:
+        `score` in [0, 1] (0.0 and not passed when the key set is empty, as Agenta); `fields`
+        per leaf; `field_scores` the mean leaf score per top-level key. Output that is
+        not JSON scores 0 with `error="unreadable"` and never passes; it does not raise.
+
+    Raises:
+        GroundTruthError: If the ground truth is not JSON, or (with `case_insensitive_keys`)
+            has keys that differ only in case.
+        ValueError: If `threshold` is not a number in [0, 1].
+
+    Notes:
+        A ground truth given as a list (not JSON text) is read as JSON; Agenta raises on it.
+    """
+    bar = check_threshold(threshold, 0.5)
+    gt = read_expected(expected)
+    read = read_output(actual)
+    notes: list[str] = []
+    if isinstance(expected, list):
+        notes.append("ground truth given as a list is read as JSON (Agenta raises unless it is JSON text)")
+    keep = compare_empty_containers
+    g_flat, o_flat = flatten(gt, keep_empty=keep), (flatten(read.value, keep_empty=keep) if read.ok else {})
+    names: dict[Steps, Steps] = {}
+    ambiguous: dict[Steps, list[Steps]] = {}
+    if case_insensitive_keys:
+        g_flat, names, collisions = fold_keys(g_flat)
+        if collisions:
+            shown = "; ".join(", ".join(map(render_path, group)) for group in collisions.values())
+            raise GroundTruthError(
+                f"expected must not have keys that differ only in case when case_insensitive_keys=True; got {shown}. "
+                "Rename them, or compare keys case-sensitively"
+            )
+        o_flat, o_names, ambiguous = fold_keys(o_flat)
+        originals = [*names.items(), *(o_names.items() if penalize_extra_keys else ())]
+        names = {**o_names, **names}
+        if any(steps != key for key, steps in originals):
+            notes.append(
+                "keys compared case-insensitively on both sides (Agenta never matches a key with upper-case letters)"
+            )
+
+    def agree(e: Any, p: Any) -> bool:
+        return _schema_type(e) == _schema_type(p) if compare_schema_only else same_value(e, p)
+
+    pairs = compare_leaves(
+        g_flat,
+        o_flat,
+        agree=agree,
+        extras=penalize_extra_keys and read.ok,
+        names=names,
+        ambiguous=ambiguous,
+        skip_nulls=skip_nulls,
+        null_is_missing=null_is_missing,
+    )
+    results = [item for _, item in pairs]
+    by_top: dict[str, list[float]] = {}
+    for key, item in pairs:
+        by_top.setdefault(render_path(names.get(key, key)[:1]), []).append(float(item.score or 0.0))
+    field_scores = {top: sum(scores) / len(scores) for top, scores in by_top.items()}
+    matched = sum(1 for item in results if item.status == "match")
+    score = matched / len(results) if results else 0.0
+    passed = read.ok and bool(results) and score >= bar  # unreadable output never passes
+    if not read.ok:
+        notes.append("non-JSON output scores 0 (Agenta raises an error)")
+    elif read.how not in ("value", "model", "json"):
+        notes.append(f"output read as {how_read(read)} (Agenta raises on anything but whole-text JSON)")
+    if any(item.status == "match" and item.expected is None for item in results):
+        also = (
+            " and a missing leaf"
+            if any(item.predicted is None and "missing" in item.reason for item in results)
+            else ""
+        )
+        notes.append(f"null equals null{also} (Agenta scores null leaves 0)")
+    if keep and any(isinstance(value, (dict, list)) or () in g_flat for value in (*g_flat.values(), *o_flat.values())):
+        notes.append("empty objects and arrays are compared as values (Agenta drops them)")
+    if any(isinstance(step, str) and "." in step for key in g_flat for step in names.get(key, key)):
+        notes.append("keys containing '.' stay distinct from nested paths (Agenta's flattening lets them collide)")
+    if not compare_schema_only:
+        differs = python_eq_differs(results)
+        if differs:
+            notes.append(
+                f"{', '.join(differs[:5])}: compared by value, so True != 1 and NaN == NaN (Agenta uses Python ==)"
+            )
+    if bar == 0.0:
+        notes.append("threshold 0 is kept (Agenta turns a falsy threshold into 0.5)")
+    if not read.ok:
+        head = f"{read.message}; score 0"
+    elif not results:
+        head = (
+            "the ground truth has no leaf to compare (it is empty, holds only empty objects or arrays, or is a "
+            "scalar); score 0, as Agenta"
+        )
+    else:
+        failed = [item.path for item in results if item.status != "match"]
+        head = f"{matched} of {len(results)} leaves agree (score {score:.2f}, threshold {bar:.2f})"
+        if failed:
+            head += f"; not matched: {', '.join(failed[:8])}" + (
+                f" and {len(failed) - 8} more" if len(failed) > 8 else ""
+            )
+    error = None if read.ok else "unreadable"
+    return JsonMatchResult(
+        "json_diff", score, passed, with_notes(head, notes), tuple(results), field_scores, tuple(notes), error
+    )

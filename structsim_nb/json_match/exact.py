@@ -1,0 +1,142 @@
+"""Agenta's Exact Match, compared as values: `exact_match(actual, expected)`.
+
+Two strings compare as text; otherwise both sides are read as JSON values and compared by
+`values.same_value` (`{"a": 1}` equals `{"a": 1.0}`), with null-valued keys read as absent by
+default, as `StructuredOutputSimilarity` reads them. Where Agenta would score differently (it
+compares a dict's serialised text and scores any list, number or model False) the reason says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from . import agenta
+from .flatten import compare_leaves, flatten
+from .results import FieldResult, JsonMatchResult, with_notes
+from .values import JsonRead, drop_nulls, json_type, load_json_text, read_expected, read_output, same_value, short
+
+__all__ = ["exact_match"]
+
+
+def _exact_note(
+    actual: Any, expected: Any, null_effect: bool, *, ignore_case: bool, strip: bool, agenta_equal: bool
+) -> str:
+    """Why Agenta's exact match scores `agenta_equal` where this one does not."""
+    if isinstance(actual, str) and isinstance(expected, str):
+        return (
+            f"strings compared with ignore_case={ignore_case}, strip={strip} (Agenta compares exactly: {agenta_equal})"
+        )
+    if isinstance(actual, str) != isinstance(expected, str) and isinstance(expected, (str, dict)):
+        return f"text and structured value compared as JSON (Agenta scores {agenta_equal}: it never parses strings)"
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        if null_effect:
+            return (
+                "null-valued keys read as absent, as StructuredOutputSimilarity reads them "
+                f"(Agenta scores {agenta_equal}: it compares the serialised text); null_is_missing=False compares them"
+            )
+        if ignore_case or strip:
+            return f"strings compared with ignore_case={ignore_case}, strip={strip} (Agenta scores {agenta_equal})"
+        return f"numbers compared by value, not serialised text (Agenta scores {agenta_equal})"
+    kinds = sorted({_kind(actual), _kind(expected)} - {"string", "object"}) or ["object"]
+    return f"{' and '.join(kinds)} compared as values (Agenta scores {agenta_equal} unless both are str or both dict)"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, BaseModel):
+        return "a Pydantic model"
+    if isinstance(value, (dict, list, str, int, float, bool)) or value is None:
+        return json_type(value)
+    return type(value).__name__
+
+
+def exact_match(
+    actual: Any, expected: Any, *, ignore_case: bool = False, strip: bool = False, null_is_missing: bool = True
+) -> JsonMatchResult:
+    """Whether the output is exactly the expected value (Agenta's Exact Match), compared as values.
+
+    Args:
+        actual: The agent output: text, JSON data, a Pydantic model or an `AgentResult`.
+        expected: The ground truth: text or JSON data (a Pydantic model is read as its JSON form).
+        ignore_case: Compare strings case-insensitively, at any depth. Default False.
+        strip: Ignore leading and trailing whitespace of strings, at any depth. Default False.
+        null_is_missing: An object key whose value is null counts as absent, at any depth, so
+            a Pydantic `model_dump()` (which writes `None` for every unset optional field)
+            equals a ground truth without those keys, as `StructuredOutputSimilarity` judges
+            it. Default True. False compares nulls as values (`{"a": null}` is not `{}`).
+
+    Returns:
+        Score 1.0 and passed when equal, else 0.0. Two strings compare as text, exactly (no
+        trimming or case folding unless asked). When one side is text and the other structured,
+        the whole text is read with `json.loads` (JSON inside prose or a fence is not equal;
+        such output scores 0 with `error="unreadable"`) and the values compared. Values
+        compare by `same_value` (`{"a": 1}` equals `{"a": 1.0}`; equal lists and numbers are
+        equal). For two containers, `fields` lists every differing leaf.
+
+    Notes:
+        Agenta scores False for a dict against JSON text, for any list, number or model, and
+        for `1` against `1.0` or a null key against an absent one inside a dict; the reason says
+        when that differs from this result, and why.
+    """
+    notes: list[str] = []
+    gt, how, error = expected, "", None
+    if isinstance(expected, BaseModel):
+        gt = expected.model_dump(mode="json")
+    if isinstance(actual, str) and isinstance(gt, str):
+        out: Any = actual
+    else:
+        if isinstance(gt, str):
+            loaded, value, _ = load_json_text(gt)
+            if loaded:
+                gt, how = value, "expected read as JSON text"
+        else:
+            gt = read_expected(gt)
+        if isinstance(actual, str):  # the ground truth is structured: the whole text must be JSON
+            loaded, out, why = load_json_text(actual)
+            if not loaded:
+                reason = (
+                    f"not equal: output is not JSON text ({why}); exact match reads only a whole-text JSON "
+                    "value, not one embedded in prose or a fenced block"
+                )
+                return JsonMatchResult("exact_match", 0.0, False, reason, error="unreadable")
+        else:
+            read = read_output(actual)
+            if not read.ok and isinstance(gt, str):
+                read = JsonRead(True, str(actual), "text")
+            if not read.ok:
+                return JsonMatchResult("exact_match", 0.0, False, f"not equal: {read.message}", error="unreadable")
+            out = read.value
+    strict_equal = same_value(gt, out, ignore_case=ignore_case, strip=strip)
+    if null_is_missing:
+        gt, out = drop_nulls(gt), drop_nulls(out)
+    equal = same_value(gt, out, ignore_case=ignore_case, strip=strip)
+    fields: list[FieldResult] = []
+    if isinstance(gt, (dict, list)) and isinstance(out, (dict, list)):
+
+        def agree(e: Any, p: Any) -> bool:
+            return same_value(e, p, ignore_case=ignore_case, strip=strip)
+
+        pairs = compare_leaves(flatten(gt), flatten(out), agree=agree, extras=True)
+        fields = [item for _, item in pairs]
+    elif not equal:
+        fields = [FieldResult("$", "wrong", 0.0, gt, out, f"expected {short(gt)}, got {short(out)}")]
+    agenta_equal = agenta.exact(actual, expected)
+    if agenta_equal != equal:
+        notes.append(
+            _exact_note(
+                actual,
+                expected,
+                strict_equal != equal,
+                ignore_case=ignore_case,
+                strip=strip,
+                agenta_equal=agenta_equal,
+            )
+        )
+    wrong = [item.path for item in fields if item.status != "match"]
+    head = "equal" if equal else "not equal" + (f": {', '.join(wrong[:5])}" if wrong else "")
+    if how:
+        head += f" ({how})"
+    return JsonMatchResult(
+        "exact_match", float(equal), equal, with_notes(head, notes), tuple(fields), {}, tuple(notes), error
+    )

@@ -1,0 +1,180 @@
+"""Saved agent runs (trajectory files) read as `Trajectory` records: every file one record, every failure its `error`.
+
+Layout (AssetOpsBench's)::
+
+    trajectories/            any depth; every *.json file is one run
+      11.json                {"run_id": "11", "scenario_id": "11", "answer": "...", ...}
+
+The answer is kept with its `<think>...</think>` blocks removed (a structured answer as JSON
+text), and each run's `ops` block is read from the trajectory (`ops.read_ops`).
+
+Nothing is dropped silently. A trajectory file that cannot be read, is not UTF-8, not JSON or not
+an object, or has no `answer`, is still a record (it joins by its file name stem) with its
+`error`; so is a broken or looping `*.json` link and a `*.json` that is not a regular file (never
+opened, so a FIFO cannot stall the run). A folder that cannot be listed, and a symbolic link to a
+folder (not followed), are records with the reason (`walk.find_json_files`). Hidden files are left
+out and listed. `read_text` is how files are read here and in `scenarios`: a FIFO, socket or
+device is refused unopened.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import logging
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypedDict
+
+from ..answers import strip_think
+from .ops import OPS_KEYS, read_ops
+from .walk import find_json_files
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Trajectory", "discover_trajectories", "load_trajectories", "read_text", "text_id"]
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """One saved run. `error` says why it cannot be scored (then `answer` is None)."""
+
+    file: str
+    stem: str
+    run_id: str | None = None
+    scenario_id: str | None = None
+    runner: str = ""
+    model: str = ""
+    question: str = ""
+    answer: str | None = None
+    error: str | None = None
+    ops: dict[str, Any] = field(default_factory=lambda: dict.fromkeys(OPS_KEYS))
+
+
+def text_id(value: Any) -> str | None:
+    """An id as stripped text: an int or a non-blank string; None for anything else (bools included)."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, str)):
+        text = str(value).strip()
+        return text or None
+    return None
+
+
+class _TrajectoryBase(TypedDict):
+    """The `Trajectory` fields every entry has, readable or not."""
+
+    file: str
+    stem: str
+
+
+def _read_trajectory(path: Path, relative: str) -> Trajectory:
+    """One trajectory file as a `Trajectory`; any failure is its `error`, never an exception."""
+    base: _TrajectoryBase = {"file": relative, "stem": path.stem}
+    try:
+        return _parse_trajectory(path, base)
+    except Exception as exc:  # noqa: BLE001 - isolated per file: the run goes on, the file is named
+        logger.debug("file=<%s>, error=<%r> | trajectory could not be read", relative, exc)
+        return Trajectory(**base, error=f"trajectory file could not be read: {type(exc).__name__}: {exc}")
+
+
+def _parse_trajectory(path: Path, base: _TrajectoryBase) -> Trajectory:
+    try:
+        text = read_text(path)
+    except UnicodeDecodeError as exc:
+        return Trajectory(**base, error=f"trajectory file is not UTF-8 ({exc.reason} at byte {exc.start})")
+    except OSError as exc:
+        return Trajectory(**base, error=f"trajectory file cannot be read: {exc.strerror or exc}")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return Trajectory(**base, error=f"trajectory file is not JSON: {exc}")
+    except RecursionError:
+        return Trajectory(**base, error="trajectory file nests too deeply to read")
+    except ValueError as exc:  # a number longer than Python converts
+        return Trajectory(**base, error=f"trajectory file cannot be read: {exc}")
+    if not isinstance(raw, dict):
+        return Trajectory(**base, error=f"trajectory must be a JSON object; got a {type(raw).__name__}")
+    answer = raw.get("answer")
+    if isinstance(answer, (dict, list)):
+        answer = json.dumps(answer, ensure_ascii=False)
+    elif answer is not None and not isinstance(answer, str):
+        answer = str(answer)
+    if answer is not None:
+        answer = strip_think(answer)
+    fields: dict[str, Any] = {
+        "run_id": text_id(raw.get("run_id")),
+        "scenario_id": text_id(raw.get("scenario_id")),
+        "runner": str(raw.get("runner") or ""),
+        "model": str(raw.get("model") or ""),
+        "question": str(raw.get("question") or ""),
+        "ops": read_ops(raw),
+    }
+    if answer is None:
+        return Trajectory(**base, **fields, error="trajectory has no answer (the 'answer' field is missing or null)")
+    return Trajectory(**base, **fields, answer=answer)
+
+
+def load_trajectories(path: str | Path) -> list[Trajectory]:
+    """Every `*.json` under `path` (recursively, sorted), or the one file `path` names.
+
+    Returns:
+        One `Trajectory` per file, unreadable ones included with `error` set; a folder that
+        could not be listed, a link to a folder, a broken link or a non-regular file is an
+        entry with `error` too (see `walk.find_json_files`). Hidden files are left out.
+
+    Raises:
+        FileNotFoundError: If `path` does not exist.
+        PermissionError: If `path` is a folder that cannot be listed.
+        ValueError: If `path` is a file without the `.json` suffix.
+    """
+    return discover_trajectories(Path(path))[0]
+
+
+def discover_trajectories(root: Path, skip: Iterable[Path] = ()) -> tuple[list[Trajectory], list[dict[str, str]]]:
+    """`load_trajectories`, and the files left out (hidden files, the run's own reports folder).
+
+    Args:
+        root: The trajectories folder, or one `.json` file.
+        skip: Folders not to read (the run's reports folder). Default none.
+
+    Returns:
+        The trajectories, and one `{"file", "reason"}` entry per file or folder left out.
+
+    Raises:
+        FileNotFoundError, PermissionError, ValueError: As `load_trajectories`.
+    """
+    if not root.exists() and not root.is_symlink():
+        raise FileNotFoundError(f"--trajectories must be a folder or .json file; {str(root)!r} does not exist")
+    if not root.is_dir():
+        if root.suffix.lower() != ".json":
+            raise ValueError(f"--trajectories must be a folder or a .json file; got {str(root)!r}. Pass the folder")
+        if not root.is_file():  # a FIFO or device: opening it could block forever
+            return [Trajectory(file=root.name, stem=root.stem, error="not a regular file; not opened")], []
+        return [_read_trajectory(root, root.name)], []
+    try:
+        found, left_out = find_json_files(root, skip=tuple(skip))
+    except OSError as exc:
+        raise PermissionError(
+            f"--trajectories folder {str(root)!r} cannot be read: {exc.strerror or exc}. Check its permissions"
+        ) from None
+    trajectories = []
+    for item in found:
+        if item.error is None:
+            trajectories.append(_read_trajectory(item.path, item.relative))
+        else:
+            stem = "" if item.relative.endswith("/") else item.path.stem  # a folder joins no scenario
+            trajectories.append(Trajectory(file=item.relative, stem=stem, error=item.error))
+    skipped = [{"file": item.relative, "reason": item.error or ""} for item in left_out]
+    return trajectories, skipped
+
+
+def read_text(path: Path) -> str:
+    """A UTF-8 text file; a FIFO, socket or device is refused unopened (reading one could block forever)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device is never opened)")
+    with open(path, "rb") as handle:
+        return handle.read().decode("utf-8")

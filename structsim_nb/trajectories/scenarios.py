@@ -1,0 +1,265 @@
+"""Scenarios, the ground truths runs are scored against, read from folders and scenario files.
+
+Layout (AssetOpsBench's)::
+
+    scenarios/
+      scenario_11/           the id is the folder name without a leading "scenario_"
+        groundtruth.txt      the expected answer (required)
+        groundtruth_eval.json  optional scorer metadata (CAR mode)
+
+`load_scenarios` also takes scenario files (`.json` list or object, `.jsonl`) with `id` and
+`expected_answer` (or `characteristic_form`), and several paths. `read_scenario_ids` reads a
+`--scenario-ids` selector.
+
+Nothing is dropped silently. A scenario folder without `groundtruth.txt`, with an unreadable one,
+or with a bad `groundtruth_eval.json` is a `Scenario` with its `error` (each of its runs becomes an
+error entry); a scenario file or line that cannot be read, an unreadable scenarios folder and a
+repeated scenario id are listed as problems (`problem`), and the other scenarios are still loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypedDict
+
+from .saved_runs import read_text, text_id
+
+__all__ = ["Scenario", "load_scenarios", "problem", "read_scenario_ids"]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One scenario (folder or file entry). `error` says why its runs cannot be scored (then `groundtruth` is None).
+
+    `folder` is the folder name, or `<file>#<n>` for the n-th scenario of a scenario file.
+    `type` is `structured` for folders (as upstream), else the entry's `type` (None if absent).
+    """
+
+    id: str
+    folder: str
+    groundtruth: str | None = None
+    evaluation_metadata: dict[str, Any] | None = None
+    error: str | None = None
+    type: str | None = "structured"
+
+
+class _ScenarioBase(TypedDict):
+    """The `Scenario` fields every folder entry has, readable or not."""
+
+    id: str
+    folder: str
+
+
+def _read_scenario(folder: Path) -> Scenario:
+    """One scenario folder; anything that goes wrong reading it is the scenario's `error`."""
+    scenario_id = folder.name.removeprefix("scenario_")
+    base: _ScenarioBase = {"id": scenario_id, "folder": folder.name}
+    try:
+        return _parse_scenario(folder, base)
+    except Exception as exc:  # noqa: BLE001 - isolated per scenario: its runs become error entries
+        return Scenario(**base, error=f"scenario folder could not be read: {type(exc).__name__}: {exc}")
+
+
+def _parse_scenario(folder: Path, base: _ScenarioBase) -> Scenario:
+    try:
+        truth = read_text(folder / "groundtruth.txt").strip()
+    except FileNotFoundError:
+        return Scenario(**base, error="scenario folder has no groundtruth.txt")
+    except UnicodeDecodeError as exc:
+        return Scenario(**base, error=f"groundtruth.txt is not UTF-8 ({exc.reason} at byte {exc.start})")
+    except OSError as exc:
+        return Scenario(**base, error=f"groundtruth.txt cannot be read: {exc.strerror or exc}")
+    if not truth:
+        return Scenario(**base, error="groundtruth.txt is empty")
+    metadata = None
+    try:
+        meta_text = read_text(folder / "groundtruth_eval.json")
+    except FileNotFoundError:
+        meta_text = None
+    except (OSError, UnicodeDecodeError) as exc:
+        return Scenario(**base, groundtruth=truth, error=f"groundtruth_eval.json cannot be read: {exc}")
+    if meta_text is not None:
+        try:
+            metadata = json.loads(meta_text)
+        except (ValueError, RecursionError) as exc:
+            reason = "it nests too deeply" if isinstance(exc, RecursionError) else exc
+            return Scenario(**base, groundtruth=truth, error=f"groundtruth_eval.json is not valid JSON: {reason}")
+        if not isinstance(metadata, dict):
+            return Scenario(
+                **base,
+                groundtruth=truth,
+                error=f"groundtruth_eval.json must be a JSON object; got a {type(metadata).__name__}",
+            )
+    return Scenario(**base, groundtruth=truth, evaluation_metadata=metadata)
+
+
+def problem(kind: str, source: str, message: str) -> dict[str, str]:
+    """One entry of the aggregate's `problems`: what kind, where, and the message."""
+    return {"kind": kind, "source": source, "message": message}
+
+
+def _scenario_entries(path: Path) -> tuple[list[Scenario], list[dict[str, str]]]:
+    """The scenarios of a scenario file (`.jsonl`: one object a line; else a JSON list or object), and the
+    problems: a file that cannot be read is one problem, a bad line or entry is a problem naming it."""
+    try:
+        text = read_text(path)
+    except UnicodeDecodeError as exc:
+        return [], [problem("bad_scenario_file", str(path), f"not UTF-8 ({exc.reason} at byte {exc.start})")]
+    except OSError as exc:
+        return [], [problem("bad_scenario_file", str(path), f"cannot be read: {exc.strerror or exc}")]
+    if not text.strip():
+        return [], []
+    problems: list[dict[str, str]] = []
+    entries: list[tuple[str, Any]] = []
+    if path.suffix.lower() == ".jsonl":
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                ok, value, why = _load_json(line)
+                if ok:
+                    entries.append((f"{path.name}#{len(entries)}", value))
+                else:
+                    problems.append(problem("bad_scenario_entry", f"{path}:{lineno}", f"line {lineno} {why}"))
+    else:
+        ok, loaded, why = _load_json(text)
+        if not ok:
+            return [], [problem("bad_scenario_file", str(path), f"must be JSON or JSON lines; {why}")]
+        items = loaded if isinstance(loaded, list) else [loaded]
+        entries = [(f"{path.name}#{index}", item) for index, item in enumerate(items)]
+    scenarios = []
+    for source, entry in entries:
+        if not isinstance(entry, dict) or text_id(entry.get("id")) is None:
+            problems.append(
+                problem(
+                    "bad_scenario_entry",
+                    source,
+                    f"scenario entries must be objects with an id; {source} is {str(entry)[:80]!r}. Fix the file",
+                )
+            )
+            continue
+        truth = entry.get("expected_answer")
+        if truth is None or (isinstance(truth, str) and not truth.strip()):
+            truth = entry.get("characteristic_form")
+        if isinstance(truth, (dict, list)):
+            truth = json.dumps(truth, ensure_ascii=False)
+        meta = entry.get("evaluation_metadata")
+        base: dict[str, Any] = {"id": text_id(entry["id"]), "folder": source, "type": entry.get("type")}
+        if truth is None or not str(truth).strip():
+            scenarios.append(
+                Scenario(**base, error="scenario has neither expected_answer nor characteristic_form to score against")
+            )
+        elif meta is not None and not isinstance(meta, dict):
+            scenarios.append(Scenario(**base, error="evaluation_metadata must be a JSON object"))
+        else:
+            scenarios.append(Scenario(**base, groundtruth=str(truth).strip(), evaluation_metadata=meta))
+    return scenarios, problems
+
+
+def _load_json(text: str) -> tuple[bool, Any, str]:
+    """`json.loads`, or `(False, None, why)`: never raises."""
+    try:
+        return True, json.loads(text), ""
+    except json.JSONDecodeError as exc:
+        return False, None, f"is not JSON: {exc}"
+    except RecursionError:
+        return False, None, "nests too deeply to read"
+    except ValueError as exc:
+        return False, None, f"cannot be read: {exc}"
+
+
+def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenario], list[dict[str, str]]]:
+    """Scenarios from folders of scenario folders and from scenario files, in the order given.
+
+    A folder contributes its immediate sub-folders, sorted (`scenario_11/` -> id `11`). A file
+    (`.json` list or object, or `.jsonl`) contributes one scenario per entry: `id`, and
+    `expected_answer` or `characteristic_form` as the ground truth; `evaluation_metadata` and
+    `type` are optional.
+
+    Returns:
+        The scenarios (those that cannot be scored included, with `error` set) and the
+        problems: a scenario whose id repeats an earlier one is left out and listed there, and
+        so are a scenarios folder that cannot be listed, a scenario file that cannot be read or
+        is not JSON, and a line or entry that is not an object with an id.
+
+    Raises:
+        NotADirectoryError: If a path does not exist.
+    """
+    paths = [path] if isinstance(path, (str, Path)) else list(path)
+    scenarios: list[Scenario] = []
+    problems: list[dict[str, str]] = []
+    seen: dict[str, str] = {}
+    for item in paths:
+        root = Path(item)
+        if root.exists() and not root.is_file() and not root.is_dir():
+            problems.append(problem("bad_scenario_file", str(root), "not a regular file; not opened"))
+            continue
+        if root.is_file():
+            found, file_problems = _scenario_entries(root)
+            problems += file_problems
+        elif root.is_dir():
+            try:
+                with os.scandir(root) as listing:
+                    names = sorted(e.name for e in listing if not e.name.startswith(".") and e.is_dir())
+                folders = [root / name for name in names]
+            except OSError as exc:
+                problems.append(
+                    problem(
+                        "unreadable_scenarios",
+                        str(root),
+                        f"cannot be read: {exc.strerror or exc}; no scenario in it was loaded",
+                    )
+                )
+                folders = []
+            found = [_read_scenario(folder) for folder in folders]
+        else:
+            raise NotADirectoryError(
+                f"--scenarios must be a folder of scenario folders or a scenario file; {str(root)!r} does not exist"
+            )
+        for scenario in found:
+            # Where it came from, as a path a user can open: the folder, or `<file>#<entry>`.
+            where = str(root / scenario.folder) if root.is_dir() else str(root.with_name(scenario.folder))
+            if scenario.id in seen:
+                problems.append(
+                    problem(
+                        "duplicate_scenario_id",
+                        scenario.folder,
+                        f"scenario id {scenario.id!r} is already taken by {seen[scenario.id]}; "
+                        f"this one ({where}) is not used. Give one of them another id",
+                    )
+                )
+                continue
+            seen[scenario.id] = where
+            scenarios.append(scenario)
+    return scenarios, problems
+
+
+def read_scenario_ids(selector: str) -> list[str]:
+    """The ids a `--scenario-ids` value names: a file of ids, or ids separated by `,`, `+` or spaces.
+
+    A file may be a JSON list, a YAML list (one `- id` a line) or plain text with one id a line
+    (`#` starts a comment). Upstream's named suites (`fcc_lite`) live in its repository, not here.
+
+    Raises:
+        ValueError: If the selector names no id.
+    """
+    path = Path(selector)
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+        try:
+            loaded = json.loads(text)
+        except (ValueError, RecursionError):  # not JSON: read as lines of ids
+            loaded = None
+        if isinstance(loaded, list):
+            ids = [str(item).strip() for item in loaded]
+        else:
+            ids = [line.split("#", 1)[0].strip().removeprefix("- ").strip().strip("'\"") for line in text.splitlines()]
+    else:
+        ids = re.split(r"[,+\s]+", selector)
+    ids = [item for item in ids if item]
+    if not ids:
+        raise ValueError(f"--scenario-ids must name at least one scenario id; got {selector!r}. Pass e.g. 11,12,34")
+    return list(dict.fromkeys(ids))

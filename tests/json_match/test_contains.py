@@ -1,0 +1,44 @@
+"""contains: whether the output holds a JSON object or array."""
+
+from __future__ import annotations
+
+import pytest
+
+from structsim_nb.json_match import (
+    contains_json,
+)
+
+
+class TestContainsJson:
+    @pytest.mark.parametrize(
+        ("text", "found", "note"),
+        [
+            ('text {"k": "v"} more', True, None),
+            ('{"a":1} and {"b":2}', True, "Agenta scores False"),
+            ("[1,2,3]", True, "misses arrays"),
+            ('```json\n{"a": 1}\n```', True, None),
+            ("{}", True, None),
+            ('[{"a":1}]', True, None),
+            ('{"a": NaN}', True, None),
+            ('{"a": 1', False, "was cut off (truncated JSON) and repaired"),
+            ('{"a": 1, "b": [2', False, 'reads as {"a": 1, "b": [2]}'),
+            ("{'a': 1}", False, None),
+            ("The answer is 34.", False, None),
+            ("nothing here", False, None),
+        ],
+    )
+    def test_text(self, text, found, note):
+        result = contains_json(text)
+        assert result.passed is found
+        if note:
+            assert note in result.reason
+
+    def test_structured_output_is_checked(self):
+        assert contains_json({"data": "plain text"}).passed
+        bad = contains_json({"when": object()})
+        assert not bad.passed and "Agenta passes every dict" in bad.reason
+        assert contains_json([1]).passed
+
+    def test_other_types_are_a_score_not_a_crash(self):
+        result = contains_json(42)
+        assert not result.passed and "Agenta raises" in result.reason

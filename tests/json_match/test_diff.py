@@ -1,0 +1,118 @@
+"""diff: the share of ground-truth leaves the output matches, with Agenta's options."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import SEED_GT, SEED_OUT
+
+from structsim_nb.errors import GroundTruthError
+from structsim_nb.json_match import (
+    JsonDiff,
+    json_diff,
+    json_field_match,
+)
+
+
+class TestJsonDiff:
+    def test_seed(self):
+        result = json_diff(SEED_OUT, SEED_GT)
+        assert result.score == 0.5 and result.passed  # default threshold 0.5
+        assert result.field_scores == {"name": 1.0, "email": 0.0, "address": 0.5}
+        assert [r["path"] for r in result.non_matches()] == ["email", "address.zip"]
+
+    def test_extra_keys(self):
+        gt, out = {"name": "Alice"}, {"name": "Alice", "extra": 1}
+        assert json_diff(out, gt).score == 1.0
+        penalized = json_diff(out, gt, penalize_extra_keys=True)
+        assert penalized.score == 0.5
+        assert [(r["path"], r["kind"], r["category"]) for r in penalized.non_matches()] == [("extra", "invented", "fa")]
+
+    def test_lists_by_position(self):
+        assert json_diff([1, 3, 2], [1, 2, 3]).score == pytest.approx(1 / 3)
+        result = json_diff([1, 2], [1, 2, 3])
+        assert result.score == pytest.approx(2 / 3) and result.fields[2].status == "missed"
+
+    def test_null_equals_null(self):
+        result = json_diff({"a": None, "b": 1}, {"a": None, "b": 1})
+        assert result.score == 1.0 and "null equals null (Agenta scores null leaves 0)" in result.reason
+        skipped = json_diff({"a": 5, "b": 1}, {"a": None, "b": 1}, skip_nulls=True)
+        assert skipped.score == 1.0 and [f.path for f in skipped.fields] == ["b"]
+
+    def test_empty_containers_have_no_leaves_as_in_agenta(self):
+        assert json_diff({"a": 1, "tags": ["x"]}, {"a": 1, "tags": []}).score == 1.0
+        assert json_diff({"a": 1}, {"a": 1, "b": {}}).score == 1.0
+        for gt in ({}, {"a": []}, {"a": {}}):
+            result = json_diff(gt, gt)
+            assert (result.score, result.passed) == (0.0, False) and "no leaf to compare" in result.reason
+
+    def test_empty_containers_as_values_on_request(self):
+        assert json_diff({}, {}, compare_empty_containers=True).score == 1.0
+        assert json_diff({"a": []}, {"a": []}, compare_empty_containers=True).score == 1.0
+        result = json_diff({"a": [1]}, {"a": []}, compare_empty_containers=True)
+        assert result.score == 0.0 and result.fields[0].status == "wrong"
+        assert "Agenta drops them" in result.reason
+        assert JsonDiff(compare_empty_containers=True).compare_empty_containers
+
+    def test_shape_mismatch_is_wrong_not_missed(self):
+        result = json_diff({"a": 5}, {"a": {"b": 1}})
+        assert result.fields[0].status == "wrong" and result.fields[0].predicted == 5
+
+    def test_case_insensitive_keys(self):
+        assert json_diff({"name": "x"}, {"Name": "x"}).score == 0.0
+        result = json_diff({"name": "x"}, {"Name": "x"}, case_insensitive_keys=True)
+        assert result.score == 1.0 and "Agenta never matches a key with upper-case letters" in result.reason
+        assert result.fields[0].path == "Name"  # shown as the ground truth spells it
+        # Agenta's own legacy case: lower-case truth, upper-case output, predict_keys -> 0.5 there.
+        legacy = json_diff(
+            {"Name": "A", "AGE": 3}, {"name": "A", "age": 3}, case_insensitive_keys=True, penalize_extra_keys=True
+        )
+        assert legacy.score == 1.0 and "case-insensitively" in legacy.reason
+
+    def test_case_collisions(self):
+        with pytest.raises(GroundTruthError, match="differ only in case"):
+            json_diff({}, {"a": 1, "A": 2}, case_insensitive_keys=True)
+        result = json_diff({"a": 1, "A": 1}, {"a": 1}, case_insensitive_keys=True)
+        assert result.score == 0.0 and "differ only in case" in result.fields[0].reason
+
+    def test_schema_only(self):
+        gt = {"n": 5, "f": 1.5, "s": "x", "b": True, "z": None, "l": [1]}
+        out = {"n": 7, "f": 2.0, "s": "y", "b": False, "z": None, "l": [9]}
+        assert json_diff(out, gt, compare_schema_only=True).score == 1.0
+        wrong = {"n": 5.0, "f": 2, "s": 1, "b": 0, "z": "x", "l": ["a"]}  # int vs float differ, as in Agenta
+        assert json_diff(wrong, gt, compare_schema_only=True).score == 0.0
+        assert json_diff({"n": 5.0}, {"n": 5}).score == 1.0  # values: 5 == 5.0
+
+    def test_values_are_case_sensitive(self):
+        assert json_diff({"c": "paris"}, {"c": "Paris"}, case_insensitive_keys=True).score == 0.0
+
+    def test_text_output_read_by_the_parser_is_noted(self):
+        result = json_diff('Result:\n```json\n{"a": 1}\n```', {"a": 1})
+        assert result.score == 1.0 and "Agenta raises on anything but whole-text JSON" in result.reason
+
+    def test_threshold(self):
+        assert not json_diff({"a": 0}, {"a": 1}).passed
+        zero = json_diff({"a": 0}, {"a": 1}, threshold=0)
+        assert zero.passed and "threshold 0 is kept" in zero.reason
+        assert json_diff({"a": 1}, {"a": 1}, threshold=1).passed
+        for bad in (1.5, -1, True, "x"):
+            with pytest.raises(ValueError, match="threshold must be a number between 0 and 1"):
+                JsonDiff(threshold=bad)
+
+    def test_non_json_output_is_a_score_not_a_crash(self):
+        result = json_diff("no json here at all", {"a": 1})
+        assert result.score == 0.0 and result.error == "unreadable"
+        assert "Agenta raises an error" in result.reason
+        assert not json_diff("no json here at all", {"a": 1}, threshold=0).passed
+        assert not json_field_match("no json", {"a": 1}, fields=["a"], threshold=0).passed
+
+    def test_dotted_keys_do_not_collide(self):
+        gt = {"a.b": 1, "a": {"b": 2}}
+        result = json_diff({"a.b": 1, "a": {"b": 2}}, gt)
+        assert result.score == 1.0 and [f.path for f in result.fields] == ['["a.b"]', "a.b"]
+        assert "stay distinct from nested paths" in result.reason
+
+    def test_scalar_ground_truth(self):
+        assert (json_diff("5", 5).score, json_diff("5", '"5"').passed) == (0.0, False)  # no leaves, as Agenta
+        assert json_diff("5", 5, compare_empty_containers=True).score == 1.0
+        with pytest.raises(GroundTruthError):
+            json_diff({"a": 1}, "not json")

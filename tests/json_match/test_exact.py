@@ -1,0 +1,123 @@
+"""exact: exact match compared as values, and its notes where Agenta would score otherwise."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from structsim_nb.json_match import (
+    exact_match,
+    same_value,
+)
+from structsim_nb.json_match.values import drop_nulls
+
+
+class TestExactMatch:
+    def test_text(self):
+        assert exact_match("Paris", "Paris").score == 1.0
+        assert exact_match("Paris ", "Paris").score == 0.0
+        assert exact_match("paris", "Paris").score == 0.0
+        assert exact_match("hello  world", "hello world").score == 0.0
+        assert exact_match('{"a":1}', '{"a": 1}').score == 0.0  # two strings compare as text
+        assert exact_match("Paris ", "paris", strip=True, ignore_case=True).score == 1.0
+
+    def test_values(self):
+        result = exact_match({"a": 1.0}, {"a": 1})
+        assert result.passed and "numbers compared by value, not serialised text (Agenta scores False)" in result.reason
+        assert exact_match([1, 2], [1, 2]).passed
+        assert exact_match(5, 5.0).passed
+        assert not exact_match(True, 1).passed
+        assert not exact_match({"a": True}, {"a": 1}).passed
+        assert exact_match({"b": {"y": 1, "x": 2}, "a": 1}, {"a": 1, "b": {"x": 2, "y": 1}}).passed  # key order
+        assert not exact_match([1, 2], [2, 1]).passed
+
+    def test_text_against_structure(self):
+        result = exact_match('{"a": 1}', {"a": 1})
+        assert result.passed and "Agenta scores False: it never parses strings" in result.reason
+        assert exact_match({"a": 1}, '{"a": 1}').passed
+
+    @pytest.mark.parametrize("text", ['The answer is {"a": 1}', '```json\n{"a": 1}\n```', "{'a': 1}"])
+    def test_only_whole_text_json_is_read(self, text):
+        result = exact_match(text, {"a": 1})
+        assert not result.passed and result.error == "unreadable" and "whole-text JSON" in result.reason
+        assert exact_match(' {"a": 1}\n', {"a": 1}).passed
+
+    def test_non_json_text_against_structure(self):
+        result = exact_match("no idea", {"a": 1})
+        assert result.score == 0.0 and result.error == "unreadable" and "output is not JSON" in result.reason
+
+    def test_differences_are_listed(self):
+        result = exact_match({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 3})
+        assert not result.passed
+        assert {(r["path"], r["kind"]) for r in result.non_matches()} == {("b", "wrong"), ("c", "invented")}
+
+
+SMALL_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.sampled_from([0, 1, 1.0, 2, float("nan")]), st.sampled_from(["a", "A", ""])),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "a.b"]), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(a=SMALL_JSON, b=SMALL_JSON, ignore_case=st.booleans(), strip=st.booleans())
+def test_exact_match_equals_same_value(a, b, ignore_case, strip):
+    for pair in ((a, b), (a, a), (b, json.loads(json.dumps(b)))):
+        strict = exact_match(*pair, ignore_case=ignore_case, strip=strip, null_is_missing=False)
+        assert strict.passed == same_value(pair[1], pair[0], ignore_case=ignore_case, strip=strip), pair
+        # The default reads a null-valued key as absent: the same rule on both sides with nulls dropped.
+        default = exact_match(*pair, ignore_case=ignore_case, strip=strip)
+        expected = same_value(drop_nulls(pair[1]), drop_nulls(pair[0]), ignore_case=ignore_case, strip=strip)
+        assert default.passed == expected, pair
+
+
+class TestReasonsTellTheTruth:
+    """Every exact-match row notes each difference from Agenta that changed the result, and no false one."""
+
+    @pytest.mark.parametrize(
+        ("actual", "expected"),
+        [
+            ({"a": 1, "b": None}, {"a": 1}),
+            ({"a": 1.0}, {"a": 1}),
+            ({"a": 1}, {"a": 1}),
+            ('{"a": 1}', {"a": 1}),
+            ({"a": 1}, '{"a": 1}'),
+            ([1, 2], [1, 2]),
+            (3, 3.0),
+            ("Paris", "Paris"),
+            ({"a": True}, {"a": 1}),
+            ({"a": [None]}, {"a": []}),
+        ],
+    )
+    @pytest.mark.parametrize("null_is_missing", [True, False])
+    def test_exact_match_notes_every_difference_truthfully(self, actual, expected, null_is_missing):
+        result = exact_match(actual, expected, null_is_missing=null_is_missing)
+        if isinstance(actual, str) and isinstance(expected, str):
+            theirs = actual == expected
+        elif isinstance(actual, dict) and isinstance(expected, dict):
+            theirs = json.dumps(actual, sort_keys=True) == json.dumps(expected, sort_keys=True)
+        else:
+            theirs = False
+        assert bool(result.notes) == (theirs != result.passed), result.reason
+        for note in result.notes:
+            assert f"Agenta scores {theirs}" in note or f"Agenta compares exactly: {theirs}" in note
+
+    def test_exact_match_on_a_pydantic_output(self):
+        class Contact(BaseModel):
+            name: str
+            email: str | None = None
+
+        result = exact_match(Contact(name="A"), {"name": "A"})
+        assert result.passed
+        assert "a Pydantic model compared as values (Agenta scores False unless both are str or both dict)" in (
+            result.reason
+        )
+        assert not exact_match(Contact(name="A"), {"name": "A"}, null_is_missing=False).passed
+        nulls = exact_match({"a": 1, "b": None}, {"a": 1})
+        assert nulls.passed and "null-valued keys read as absent" in nulls.reason

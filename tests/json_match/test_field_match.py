@@ -1,0 +1,346 @@
+"""field_match: a score per configured field, and every difference from Agenta stated in the reason."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from helpers import SEED_FIELDS, SEED_GT, SEED_OUT, evaluate_row
+from pydantic import BaseModel
+
+from structsim_nb import StructuredOutputSimilarity
+from structsim_nb.errors import FieldPathError, GroundTruthError
+from structsim_nb.json_match import (
+    ExactMatch,
+    JsonDiff,
+    JsonFieldMatch,
+    json_diff,
+    json_field_match,
+)
+
+
+class TestSeedExample:
+    def test_per_field_and_aggregate(self):
+        result = json_field_match(SEED_OUT, SEED_GT, fields=SEED_FIELDS)
+        assert result.field_scores == {"name": 1.0, "email": 0.0, "address.city": 1.0, "address.zip": 0.0}
+        assert result.score == 0.5
+        assert not result.passed  # default threshold 1.0
+        assert "not matched: email, address.zip" in result.reason
+
+    def test_same_when_both_sides_are_json_text(self):
+        result = json_field_match(json.dumps(SEED_OUT), json.dumps(SEED_GT), fields=SEED_FIELDS)
+        assert result.field_scores == {"name": 1.0, "email": 0.0, "address.city": 1.0, "address.zip": 0.0}
+        assert result.score == 0.5
+
+    def test_non_match_records(self):
+        records = json_field_match(SEED_OUT, SEED_GT, fields=SEED_FIELDS).non_matches()
+        assert [(r["path"], r["kind"], r["category"], r["expected"], r["predicted"]) for r in records] == [
+            ("email", "wrong", "fd", "john@example.com", "jane@example.com"),
+            ("address.zip", "wrong", "fd", "10001", "10002"),
+        ]
+        assert all(r["similarity"] == 0.0 for r in records)
+
+
+class TestFieldMatch:
+    @pytest.mark.parametrize("fields", [["a[0"], [" name"], ["$items"], [], ["a", "a"]])
+    def test_bad_paths_fail_at_construction(self, fields):
+        with pytest.raises(FieldPathError):
+            JsonFieldMatch(fields)
+
+    def test_absent_on_both_sides_is_not_scored_by_default(self):
+        result = json_field_match({"a": 1}, {"a": 1}, fields=["a", "phone"])
+        assert result.field_scores == {"a": 1.0}
+        assert result.score == 1.0 and result.passed
+        assert result.fields[1].status == "absent" and result.fields[1].score is None
+        assert "phone: absent on both sides, not scored (Agenta scores 1.0)" in result.reason
+
+    @pytest.mark.parametrize(("option", "score"), [("match", 1.0), ("miss", 0.5)])
+    def test_absent_on_both_sides_options(self, option, score):
+        result = json_field_match({"a": 1}, {"a": 1}, fields=["a", "phone"], both_absent=option)
+        assert result.score == score
+
+    def test_nothing_present_scores_zero_and_fails(self):
+        result = json_field_match({"a": 1}, {"a": 1}, fields=["x", "y"])
+        assert (result.score, result.passed, result.field_scores) == (0.0, False, {})
+        assert "nothing was scored" in result.reason
+
+    def test_null_reads_as_missing_by_default(self):
+        for out, gt in (({}, {"a": None}), ({"a": None}, {}), ({"a": None}, {"a": None})):
+            result = json_field_match(out, gt, fields=["a"])
+            assert (result.fields[0].status, result.score, result.passed) == ("match", 1.0, True)
+            assert "no value on either side" in result.fields[0].reason
+            assert "Agenta" not in result.reason  # Agenta scores 1.0 too: None == None
+
+    def test_null_is_a_value_with_null_is_missing_false(self):
+        result = json_field_match({}, {"a": None}, fields=["a"], null_is_missing=False)
+        assert result.fields[0].status == "missed"
+        assert "null_is_missing=False (Agenta scores 1.0)" in result.reason
+        assert json_field_match({"a": None}, {"a": None}, fields=["a"], null_is_missing=False).score == 1.0
+        invented = json_field_match({"a": None}, {}, fields=["a"], null_is_missing=False)
+        assert invented.fields[0].status == "invented" and invented.score == 0.0
+
+    def test_a_pydantic_output_and_its_ground_truth_are_judged_as_the_similarity_evaluator_judges_them(self):
+        class Contact(BaseModel):
+            name: str
+            email: str | None = None
+            phone: str | None = None
+
+        output, truth = Contact(name="A"), {"name": "A"}
+        similarity = evaluate_row(StructuredOutputSimilarity(Contact), output, truth)
+        assert (similarity.score, similarity.test_pass) == (1.0, True)
+        for evaluator in (JsonFieldMatch(["name", "email", "phone"]), JsonDiff(penalize_extra_keys=True), ExactMatch()):
+            row = evaluate_row(evaluator, output, truth)
+            assert (row.score, row.test_pass) == (1.0, True), (type(evaluator).__name__, row.reason)
+        strict = [
+            JsonFieldMatch(["name", "email"], null_is_missing=False),
+            JsonDiff(penalize_extra_keys=True, null_is_missing=False),
+            ExactMatch(null_is_missing=False),
+        ]
+        for evaluator in strict:
+            assert not evaluate_row(evaluator, output, truth).test_pass, type(evaluator).__name__
+
+    def test_bool_is_not_a_number(self):
+        result = json_field_match({"a": 1}, {"a": True}, fields=["a"])
+        assert result.score == 0.0 and "True != 1" in result.reason
+
+    def test_threshold(self):
+        assert json_field_match(SEED_OUT, SEED_GT, fields=SEED_FIELDS, threshold=0.5).passed
+        assert json_field_match(SEED_OUT, SEED_GT, fields=SEED_FIELDS, threshold=0).passed
+        for bad in (-0.1, 1.5, True, "0.5"):
+            with pytest.raises(ValueError):
+                JsonFieldMatch(["a"], threshold=bad)
+        with pytest.raises(ValueError):
+            JsonFieldMatch(["a"], both_absent="maybe")
+
+    @pytest.mark.parametrize(
+        ("out", "score"),
+        [
+            ({"tags": ["x", "y"], "n": 30, "f": 1}, 1.0),
+            ({"tags": ["y", "x"], "n": 30, "f": 1.0}, 2 / 3),  # arrays whole, by position; 1 == 1.0
+            ({"tags": ["x", "y"], "n": "30", "f": 1}, 2 / 3),  # no string/number coercion
+            ({"tags": ["x", "y"], "n": 30, "f": 1, "extra": 1}, 1.0),
+        ],
+    )
+    def test_values_compare_exactly(self, out, score):
+        gt = {"tags": ["x", "y"], "n": 30, "f": 1}
+        assert json_field_match(out, gt, fields=["tags", "n", "f"]).score == pytest.approx(score)
+
+    def test_values_are_case_sensitive(self):
+        assert json_field_match({"c": "paris"}, {"c": "Paris"}, fields=["c"]).score == 0.0
+        assert json_field_match({"c": "Paris "}, {"c": "Paris"}, fields=["c"]).score == 0.0
+
+    def test_list_too_short(self):
+        result = json_field_match({"items": [1]}, {"items": [1, 2, 3]}, fields=["items[2]", "items.5"])
+        missed, absent = result.fields
+        assert missed.status == "missed" and "index 2 is out of range (the list has 1 items)" in missed.reason
+        assert absent.status == "absent" and "out of range" in absent.reason
+
+    def test_dotted_key_reads_the_literal_key_on_both_sides(self):
+        data = {"a.b": 1}
+        result = json_field_match(data, data, fields=["a.b", '["a.b"]', "/a.b"])
+        assert [f.status for f in result.fields] == ["match"] * 3  # as Agenta: the literal key first
+        assert json_field_match({"a.b": 2}, data, fields=["a.b"]).score == 0.0
+        # Agenta would compare the literal key on one side with the nested path on the other.
+        crossed = json_field_match({"a": {"b": 1}}, data, fields=["a.b"])
+        assert crossed.fields[0].status == "missed" and "read as the literal key 'a.b'" in crossed.reason
+        both = {"a.b": 1, "a": {"b": 2}}
+        assert json_field_match(both, both, fields=["a.b"]).fields[0].expected == 1
+        assert json_field_match(both, both, fields=['a["b"]']).fields[0].expected == 2
+
+    def test_array_output_and_ground_truth(self):
+        result = json_field_match([{"n": 1}], [{"n": 1}], fields=["$[0].n", "/0/n", "[0].n"])
+        assert result.score == 1.0
+        assert "paths resolve into it (Agenta scores every field 0)" in result.reason
+
+    def test_jsonpath_several_matches_compare_as_a_list(self):
+        gt = {"xs": [{"v": 1}, {"v": 2}]}
+        assert json_field_match({"xs": [{"v": 1}, {"v": 2}]}, gt, fields=["$.xs[*].v"]).score == 1.0
+        assert json_field_match({"xs": [{"v": 2}, {"v": 1}]}, gt, fields=["$.xs[*].v"]).score == 0.0
+
+    def test_non_json_output_scores_zero_with_reason(self):
+        result = json_field_match("I could not find it.", SEED_GT, fields=SEED_FIELDS)
+        assert result.score == 0.0 and result.error == "unreadable"
+        assert "output is not JSON" in result.reason
+        assert [f.status for f in result.fields] == ["missed"] * 4
+
+    def test_text_output_goes_through_the_answer_parser(self):
+        text = "Here you go:\n```json\n" + json.dumps(SEED_OUT) + "\n```"
+        result = json_field_match(text, SEED_GT, fields=SEED_FIELDS)
+        assert result.score == 0.5 and "(output read as fenced)" in result.reason
+        assert "Agenta reads only whole-text JSON and scores every field 0" in result.reason
+
+    def test_model_output(self):
+        class Person(BaseModel):
+            name: str
+
+        assert json_field_match(Person(name="Ada"), {"name": "Ada"}, fields=["name"]).score == 1.0
+
+    def test_ground_truth_string_is_json_text(self):
+        with pytest.raises(GroundTruthError, match="which is not JSON"):
+            json_field_match({"a": 1}, "Paris", fields=["a"])
+        with pytest.raises(GroundTruthError, match="to have fields"):
+            json_field_match({"a": 1}, '"Paris"', fields=["a"])
+
+
+class TestFieldMatchReadsBothSidesWhole:
+    """Both sides must be JSON data wherever the non-JSON value sits, as for the other evaluators."""
+
+    def test_a_value_that_is_not_json_anywhere_in_the_output_makes_it_unreadable(self):
+        result = json_field_match({"a": 1, "junk": {1, 2}}, {"a": 1}, fields=["a"])
+        assert result.score == 0.0 and not result.passed and result.error == "unreadable"
+        assert "set" in result.reason
+
+    def test_a_value_that_is_not_json_in_the_ground_truth_raises_naming_it(self):
+        with pytest.raises(GroundTruthError, match="set"):
+            json_field_match({"a": [1]}, {"a": [1], "junk": {1, 2}}, fields=["a"])
+
+    def test_tuples_read_as_lists(self):
+        result = json_field_match({"a": (1, (2, 3))}, {"a": [1, [2, 3]]}, fields=["a", "a.1.0", "a[1][1]"])
+        assert result.score == 1.0
+
+
+# -- every reason tells the truth about Agenta ----------------------------------------------
+
+
+def agenta_resolve(expr, data):
+    """Agenta's `resolve_any` for dot notation and JSON Pointer, from the reference notes (section 4.1)."""
+    if expr.startswith("/"):
+        current = data
+        for token in expr[1:].split("/"):
+            token = token.replace("~1", "/").replace("~0", "~")
+            if isinstance(current, list) and token.isdigit() and int(token) < len(current):
+                current = current[int(token)]
+            elif isinstance(current, dict) and token in current:
+                current = current[token]
+            else:
+                return None
+        return current
+    if not expr or "[" in expr or "]" in expr:
+        return None
+    if isinstance(data, dict) and expr in data:
+        return data[expr]
+    current = data
+    for token in [part for part in expr.split(".") if part]:
+        if isinstance(current, list) and token.isdigit():
+            if int(token) >= len(current):
+                return None
+            current = current[int(token)]
+        elif isinstance(current, dict) and token in current:
+            current = current[token]
+        else:
+            return None
+    return current
+
+
+def agenta_multi_field(out, gt, fields):
+    """Agenta's `json_multi_field_match_v0` scores per field; None where it raises (section 4)."""
+    if isinstance(gt, str):
+        gt = json.loads(gt)
+    elif not isinstance(gt, dict):
+        return None
+    if isinstance(out, BaseModel):
+        out = out.model_dump(mode="json")
+    if isinstance(out, str):
+        try:
+            out = json.loads(out)
+        except ValueError:
+            return dict.fromkeys(fields, 0.0)
+    if not isinstance(out, dict):
+        return dict.fromkeys(fields, 0.0)
+    return {f: 1.0 if agenta_resolve(f, gt) == agenta_resolve(f, out) else 0.0 for f in fields}
+
+
+PROMISE_FIELDS = [
+    "name",
+    "email",
+    "address.city",
+    "items[0].name",
+    "items.0.name",
+    "items.-1.name",
+    "items[-1].name",
+    "items.5",
+    "a.b",
+    '["a.b"]',
+    "/items/0/name",
+    "/address/city",
+    "nowhere",
+    "flag",
+]
+PROMISE_TRUTHS = [
+    {"name": "A", "email": None, "address": {"city": "X"}, "items": [{"name": "i"}, {"name": "j"}], "flag": True},
+    {"name": "A", "items": [{"name": "i"}], "a.b": 1, "a": {"b": 2}, "flag": 1},
+    json.dumps({"name": "A", "address": {"city": "Y"}, "items": []}),
+]
+PROMISE_OUTPUTS = [
+    {"name": "A", "email": None, "address": {"city": "X"}, "items": [{"name": "i"}, {"name": "k"}], "flag": 1},
+    {"name": "B", "items": [{"name": "i"}], "a.b": 1, "a": {"b": 3}, "flag": True, "email": "e"},
+    {"name": "A"},
+    {},
+    "not json at all",
+    '```json\n{"name": "A"}\n```',
+    [{"name": "A"}],
+    json.dumps({"name": "A", "address": {"city": "Y"}, "items": [], "email": None}),
+]
+
+
+class TestReasonsTellTheTruth:
+    """Every multi-field row states each difference from Agenta that changed a field, and no false one."""
+
+    @pytest.mark.parametrize("null_is_missing", [True, False])
+    @pytest.mark.parametrize("gt", PROMISE_TRUTHS, ids=["truth-0", "truth-1", "truth-text"])
+    @pytest.mark.parametrize("out", PROMISE_OUTPUTS, ids=lambda out: str(out)[:12])
+    def test_every_difference_from_agenta_is_stated(self, out, gt, null_is_missing):
+        result = json_field_match(out, gt, fields=PROMISE_FIELDS, null_is_missing=null_is_missing)
+        theirs = agenta_multi_field(out, gt, PROMISE_FIELDS)
+        everything = ("Agenta scores every field 0", "Agenta reads only whole-text JSON", "Agenta raises")
+        for item in result.fields:
+            if item.score == theirs[item.path]:
+                continue
+            assert item.path in result.reason or any(text in result.reason for text in everything), (
+                item.path,
+                item.score,
+                theirs[item.path],
+                result.reason,
+            )
+        for note in result.notes:
+            claimed = re.match(r"(?P<path>.+?): .*Agenta scores (?P<score>[01](?:\.0)?)\b", note)
+            if claimed and claimed["path"] in theirs:
+                assert float(claimed["score"]) == theirs[claimed["path"]], note
+
+    def test_bracket_paths_are_named_when_they_change_the_score(self):
+        gt = {"items": [{"name": "i"}]}
+        result = json_field_match({"items": [{"name": "k"}]}, gt, fields=["items[0].name", "items.0.name"])
+        assert result.field_scores == {"items[0].name": 0.0, "items.0.name": 0.0}
+        (note,) = [note for note in result.notes if note.startswith("items[0].name")]
+        assert note == (
+            "items[0].name: Agenta scores 1.0, 0.0 here (its dot paths read no brackets, so the path resolves "
+            "on neither side and None == None)"
+        )
+        assert not any(note.startswith("items.0.name") for note in result.notes)
+
+    def test_output_that_is_not_json_scores_every_field_zero_as_agenta(self):
+        result = json_field_match("I could not find it", {"name": "A"}, fields=["name", "email", "nowhere"])
+        assert result.field_scores == {"name": 0.0, "email": 0.0, "nowhere": 0.0}
+        assert [item.status for item in result.fields] == ["missed", "absent", "absent"]
+        assert result.error == "unreadable" and not result.passed
+        assert "Agenta scores 1" not in result.reason and result.notes == ()
+
+    def test_a_ground_truth_given_as_a_list_is_read_and_said_so(self):
+        result = json_field_match([{"a": 1}], [{"a": 1}], fields=["0.a"])
+        assert result.score == 1.0
+        assert "ground truth given as a list is read as JSON (Agenta raises unless it is JSON text)" in result.reason
+        as_text = json_field_match([{"a": 1}], json.dumps([{"a": 1}]), fields=["0.a"])
+        assert "Agenta raises" not in as_text.reason
+        diff = json_diff([1, 2], [1, 2])
+        assert "Agenta raises unless it is JSON text" in diff.reason
+
+    def test_a_truncated_output_is_read_repaired_and_said_so(self):
+        cut = '{"name": "Ada", "email": "a@b'
+        result = json_field_match(cut, {"name": "Ada", "email": "a@b.c"}, fields=["name", "email"])
+        assert result.field_scores == {"name": 1.0, "email": 0.0}
+        assert "output read as repaired (the answer was cut off (truncated JSON) and repaired: cut inside the " in (
+            result.reason
+        )
+        assert "Python ==" not in result.reason  # Agenta's 0 on every field is stated once, with its real cause
+        assert "cut inside the string value of 'email'" in json_diff(cut, {"name": "Ada"}).reason

@@ -1,0 +1,172 @@
+"""_pool: results in input order, a crashed worker's document named, and every worker stopped with the run."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from invoice_corpus import MODEL, assert_only_row_failed, experiment_report, head, make_pairs
+
+from structsim_nb import StructuredOutputReport, score_dataset
+
+
+@pytest.fixture(scope="module")
+def pairs() -> list[dict[str, Any]]:
+    return make_pairs()
+
+
+@pytest.fixture(scope="module")
+def reference(pairs: list[dict[str, Any]]) -> StructuredOutputReport:
+    return experiment_report(pairs)
+
+
+class TestOrder:
+    def test_results_come_back_in_input_order(self, pairs, reference):
+        # Heavy documents first, one per task, on four threads: they finish out of order.
+        order = sorted(range(60), key=lambda index: -len(pairs[index]["expected"].line_items))
+        shuffled = [pairs[index] for index in order]
+        with concurrent.futures.ThreadPoolExecutor(4) as executor:
+            report = score_dataset(shuffled, model_cls=MODEL, executor=executor, chunk_size=1)
+        assert [case["name"] for case in report.cases] == [pair["name"] for pair in shuffled]
+        assert report.scores == [reference.scores[index] for index in order]
+
+
+class ExitOnUnpickle:
+    """Kills the worker process that receives it: unpickling calls `os._exit`."""
+
+    def __reduce__(self) -> tuple[Any, tuple[int]]:
+        return (os._exit, (13,))
+
+
+class TestBadDocuments:
+    def test_a_document_that_kills_its_worker_is_one_error_row(self, pairs, reference):
+        bad = [dict(pair) for pair in pairs[:100]]
+        bad[37]["actual"] = ExitOnUnpickle()
+        report = score_dataset(bad, model_cls=MODEL, workers=2, chunk_size=8)
+        assert_only_row_failed(report, head(reference, 100), 37, "crashed", ["BrokenProcessPool", "scored alone"])
+
+    def test_interrupt_stops_the_run_and_returns_nothing(self, pairs):
+        def interrupted():
+            yield from pairs[:70]
+            raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            score_dataset(interrupted(), model_cls=MODEL, workers=2)
+        # The pool was shut down: a new run works at once.
+        assert len(score_dataset(pairs[:3], model_cls=MODEL, workers=2).cases) == 3
+
+
+_INTERRUPTED_RUN = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from invoice_corpus import MODEL, make_pairs
+from structsim_nb import score_dataset
+
+pairs = make_pairs(4000)
+print("scoring", flush=True)
+try:
+    report = score_dataset(pairs, model_cls=MODEL, workers=2, progress=False)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(130)
+report.to_file(sys.argv[2])
+"""
+
+
+def test_ctrl_c_stops_a_pool_run_without_writing_a_report(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "report.json"
+    process = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED_RUN, str(Path(__file__).parent), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
+    time.sleep(1.5)  # workers are busy scoring
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stdout
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def _workers_of(process_id: int, count: int, timeout: float = 60.0) -> list[Any]:
+    """The child processes of `process_id` once there are `count` of them (psutil)."""
+    import time
+
+    import psutil
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        children = psutil.Process(process_id).children(recursive=True)
+        if len(children) >= count:
+            return children
+        time.sleep(0.1)
+    raise AssertionError(f"process {process_id} never started {count} workers")
+
+
+def _gone(processes: list[Any], timeout: float = 20.0) -> list[Any]:
+    """The processes still alive after `timeout` seconds (zombies count as gone)."""
+    import psutil
+
+    _, alive = psutil.wait_procs(processes, timeout=timeout)
+    return [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
+def test_a_signal_stops_every_worker_of_a_pool_run(tmp_path, signal_name):
+    """SIGTERM (a CI cancel, a kernel restart) and Ctrl-C stop the workers with the run: none survives."""
+    import signal
+
+    out = tmp_path / "report.json"
+    process = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED_RUN, str(Path(__file__).parent), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
+    workers = _workers_of(process.pid, 2)
+    process.send_signal(getattr(signal, signal_name))
+    stdout, stderr = process.communicate(timeout=60)
+    if signal_name == "SIGTERM":
+        assert process.returncode == -signal.SIGTERM, stderr  # ended by SIGTERM, as without us
+    else:
+        assert process.returncode == 130 and "interrupted" in stdout, stderr
+    assert _gone(workers) == []
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+_KILLED_RUN = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from invoice_corpus import MODEL, make_pairs
+from structsim_nb import score_dataset
+
+print("scoring", flush=True)
+score_dataset(make_pairs(4000), model_cls=MODEL, workers=2, progress=False)
+"""
+
+
+def test_workers_die_with_a_parent_killed_outright(tmp_path):
+    """kill -9 runs no cleanup at all; on Linux the workers still follow their parent (PR_SET_PDEATHSIG)."""
+    import signal
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("parent-death signals are Linux only")
+    process = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_RUN, str(Path(__file__).parent)], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
+    workers = _workers_of(process.pid, 2)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    assert _gone(workers) == []

@@ -1,0 +1,184 @@
+"""_workers: a document that raises is one error row; a model workers cannot import travels by value."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from invoice_corpus import MODEL, assert_only_row_failed, experiment_report, head, make_pairs
+from pydantic import BaseModel
+
+from structsim_nb import StructuredOutputReport, score_dataset
+
+
+@pytest.fixture(scope="module")
+def pairs() -> list[dict[str, Any]]:
+    return make_pairs()
+
+
+@pytest.fixture(scope="module")
+def reference(pairs: list[dict[str, Any]]) -> StructuredOutputReport:
+    return experiment_report(pairs)
+
+
+class Exploding(BaseModel):
+    """A value whose reading raises something the evaluator does not catch."""
+
+    invoice_id: str = "x"
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:  # the evaluator's path for another model
+        raise RuntimeError("boom while reading")
+
+
+class TestBadDocuments:
+    @pytest.mark.parametrize("workers", [1, 2])
+    def test_a_document_that_raises_is_one_error_row(self, pairs, reference, workers):
+        bad = [dict(pair) for pair in pairs[:100]]
+        bad[57]["actual"] = Exploding()
+        report = score_dataset(bad, model_cls=MODEL, workers=workers)
+        assert_only_row_failed(
+            report, head(reference, 100), 57, "raised", ["Evaluator error", "RuntimeError", "boom while reading"]
+        )
+        assert report.per_case()  # the rollups skip the error row
+        assert len(report.per_case()) == 99
+
+
+class TestBadInput:
+    def test_a_model_that_cannot_travel_is_refused_when_workers_were_asked_for(self):
+        class Locked(BaseModel):
+            guard: ClassVar[Any] = threading.Lock()  # no process can receive a lock
+            name: str
+
+        pairs = [({"name": "a"}, {"name": "a"})] * 3
+        with pytest.raises(TypeError, match="importable by dotted path or picklable by value") as error:
+            score_dataset(pairs, model_cls=Locked, workers=2)
+        assert "lock" in str(error.value) and "workers=1" in str(error.value)
+
+
+# -- models defined where workers cannot import them -------------------------------------------
+
+NOTEBOOK_MODEL = r"""
+import os, pathlib
+from pydantic import BaseModel, field_serializer
+
+class LineItem(BaseModel):
+    sku: str | None = None
+    description: str | None = None
+    quantity: int | None = None
+    unit_price: float | None = None
+
+class Invoice(BaseModel):
+    invoice_id: str
+    vendor_name: str
+    total_amount: float | None = None
+    line_items: list[LineItem] = []
+
+    @field_serializer("invoice_id")
+    def note_process(self, value):  # which processes dump documents to score them: the proof
+        with open(PIDS, "a") as handle:
+            handle.write(f"{os.getpid()}\n")
+        return value
+"""
+
+NOTEBOOK_RUN = """
+from structsim_nb import score_dataset
+from structsim_nb.demo import synthetic_invoice_pairs
+
+def as_notebook_model(value):
+    return Invoice.model_validate(value.model_dump(mode="json"))
+
+pairs = [
+    {"name": p["name"], "expected": as_notebook_model(p["expected"]), "actual": as_notebook_model(p["actual"])}
+    for p in synthetic_invoice_pairs(96, line_items=(0, 6), seed=5)
+]
+open(PIDS, "w").close()
+on_workers = score_dataset(pairs, model_cls=Invoice, workers=2, chunk_size=8, progress=False)
+worker_pids = set(open(PIDS).read().split())
+in_process = score_dataset(pairs, model_cls=Invoice, workers=1, progress=False)
+result = {
+    "same": on_workers.model_dump_json() == in_process.model_dump_json(),
+    "module": Invoice.__module__,
+    "worker_pids": sorted(worker_pids - {str(os.getpid())}),
+    "rows": len(on_workers.scores),
+    "documented": sum(len(r[0].metadata.get("non_matches", [])) for r in on_workers.detailed_results),
+}
+"""
+
+
+def _pids_file(tmp_path: Path) -> str:
+    return str(tmp_path / "pids.txt")
+
+
+class TestModelsDefinedInMain:
+    """A model defined in a notebook or a script's `__main__` scores on every core, by value."""
+
+    def test_a_local_class_scores_on_workers(self, tmp_path):
+        # Cells run as a kernel runs them: in a namespace named __main__ that no module file holds.
+        namespace: dict[str, Any] = {"PIDS": _pids_file(tmp_path), "__name__": "__main__"}
+        for cell in (NOTEBOOK_MODEL, NOTEBOOK_RUN):
+            exec(compile(cell, "<notebook cell>", "exec", dont_inherit=True), namespace)
+        result = namespace["result"]
+        assert result["module"] == "__main__"
+        assert result["same"] and result["rows"] == 96 and result["documented"] > 0
+        assert len(result["worker_pids"]) >= 1
+
+    def test_a_script_main_module_under_spawn(self, tmp_path):
+        script = "\n".join(
+            [
+                "import json, multiprocessing, os",
+                "multiprocessing.set_start_method('spawn')  # workers start empty: only by value can they score",
+                f"PIDS = {_pids_file(tmp_path)!r}",
+                NOTEBOOK_MODEL,
+                "if __name__ == '__main__':",
+                textwrap.indent(NOTEBOOK_RUN, "    "),
+                "    print(json.dumps(result))",
+            ]
+        )
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        assert result["module"] == "__main__"
+        assert result["same"] and result["rows"] == 96 and result["documented"] > 0
+        assert len(result["worker_pids"]) >= 1
+
+    @pytest.mark.notebook
+    def test_in_a_jupyter_kernel(self, tmp_path):
+        nbformat = pytest.importorskip("nbformat")
+        pytest.importorskip("nbclient")
+        from structsim_nb._notebooks import execute_notebook
+
+        notebook = nbformat.v4.new_notebook()
+        notebook.cells = [
+            nbformat.v4.new_code_cell(f"PIDS = {_pids_file(tmp_path)!r}\n" + NOTEBOOK_MODEL),
+            nbformat.v4.new_code_cell("import os\n" + NOTEBOOK_RUN + "\nimport json\nprint(json.dumps(result))"),
+        ]
+        path = tmp_path / "scale.ipynb"
+        nbformat.write(notebook, path)
+        executed = execute_notebook(path, timeout=600)
+        text = "".join(output.get("text", "") for output in executed.cells[-1].outputs)
+        result = json.loads(text.strip().splitlines()[-1])
+        assert result["module"] == "__main__"
+        assert result["same"] and result["rows"] == 96 and result["documented"] > 0
+        assert len(result["worker_pids"]) >= 1
+
+
+def test_strict_reading_reaches_the_evaluator_in_process_and_on_workers():
+    pairs = [
+        {
+            "name": f"d{i}",
+            "expected": {"invoice_id": "A", "vendor_name": "V", "total_amount": "N/A"},
+            "actual": {"invoice_id": "A", "vendor_name": "V", "total_amount": 1.0},
+        }
+        for i in range(3)
+    ]
+    lenient = score_dataset(pairs, model_cls="structsim_nb.demo.Invoice", workers=1, progress=False)
+    strict = score_dataset(pairs, model_cls="structsim_nb.demo.Invoice", workers=1, progress=False, strict=True)
+    on_workers = score_dataset(pairs, model_cls="structsim_nb.demo.Invoice", workers=2, progress=False, strict=True)
+    assert set(lenient.cases_frame()["status"]) == {"scored"}
+    assert set(strict.cases_frame()["status"]) == {"unreadable"} == set(on_workers.cases_frame()["status"])

@@ -1,0 +1,53 @@
+"""saved_runs: trajectory files read as records, unreadable ones included with their reason."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from helpers import write_json
+
+from structsim_nb.trajectories.saved_runs import load_trajectories
+from structsim_nb.trajectories.scenarios import load_scenarios
+
+TREE = Path(__file__).parent.parent / "data" / "trajectories_tree"
+
+
+class TestLoad:
+    def test_tree(self) -> None:
+        loaded = {t.file: t for t in load_trajectories(TREE / "trajectories")}
+        assert "nested/34.json" in loaded  # recursive
+        assert loaded["nested/34.json"].scenario_id is None and loaded["nested/34.json"].stem == "34"
+        assert loaded["19.json"].run_id == "19"  # an int run_id is kept as text
+        assert "not JSON" in loaded["14.json"].error
+        assert "not UTF-8" in loaded["15.json"].error
+        assert "no answer" in loaded["16.json"].error
+
+    def test_structured_answer_is_kept_as_json_text(self, tmp_path: Path) -> None:
+        (trajectory,) = load_trajectories(write_json(tmp_path / "t.json", {"run_id": "1", "answer": {"a": 1}}))
+        assert trajectory.answer == '{"a": 1}'
+
+    def test_missing_inputs(self, tmp_path: Path) -> None:
+        with pytest.raises(FileNotFoundError, match="does not exist"):
+            load_trajectories(tmp_path / "nope")
+        with pytest.raises(NotADirectoryError, match="does not exist"):
+            load_scenarios(tmp_path / "nope")
+        write_json(tmp_path / "t.txt", {})
+        with pytest.raises(ValueError, match=r"\.json file"):
+            load_trajectories(tmp_path / "t.txt")
+
+    def test_think_blocks_are_removed_from_the_answer(self) -> None:
+        loaded = {t.file: t for t in load_trajectories(TREE / "trajectories")}
+        assert loaded["nested/34.json"].answer == "The answer is 34."
+
+
+class TestHostileInput:
+    """One poisoned file never ends a run; everything found is in the aggregate with its reason."""
+
+    def test_a_fifo_named_as_the_trajectories_file_is_never_opened(self, tmp_path: Path) -> None:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        os.mkfifo(tmp_path / "run.json")
+        (trajectory,) = load_trajectories(tmp_path / "run.json")
+        assert trajectory.error == "not a regular file; not opened"

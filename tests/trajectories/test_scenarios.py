@@ -1,0 +1,101 @@
+"""scenarios: scenario folders and files, the problems found reading them, and the scenario id selector."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from helpers import write_json
+
+from structsim_nb.trajectories.scenarios import load_scenarios, read_scenario_ids
+
+TREE = Path(__file__).parent.parent / "data" / "trajectories_tree"
+
+
+class TestLoad:
+    def test_scenarios(self) -> None:
+        scenarios, problems = load_scenarios(TREE / "scenarios")
+        by_id = {s.id: s for s in scenarios}
+        assert by_id["11"].groundtruth == "{'energy': 14, 'material': 48}" and by_id["11"].folder == "scenario_11"
+        assert by_id["13"].evaluation_metadata["mode"] == "clarification"
+        assert by_id["17"].error == "scenario folder has no groundtruth.txt"
+        assert by_id["21"].folder == "21"
+        assert problems == [
+            {
+                "kind": "duplicate_scenario_id",
+                "source": "scenario_21",
+                # Both places are named, so the user can open them: the folder kept and the one left out.
+                "message": f"scenario id '21' is already taken by {TREE / 'scenarios' / '21'}; this one "
+                f"({TREE / 'scenarios' / 'scenario_21'}) is not used. Give one of them another id",
+            }
+        ]
+
+    def test_invalid_eval_metadata_is_reported_against_its_scenario(self, tmp_path: Path) -> None:
+        (tmp_path / "scenario_1").mkdir()
+        (tmp_path / "scenario_1" / "groundtruth.txt").write_text('{"a": 1}')
+        (tmp_path / "scenario_1" / "groundtruth_eval.json").write_text("{not json")
+        (scenario,), _ = load_scenarios(tmp_path)
+        assert scenario.error.startswith("groundtruth_eval.json is not valid JSON")
+
+    def test_scenario_files_and_several_paths(self, tmp_path: Path) -> None:
+        lines = [
+            {"id": 1, "text": "q", "type": "count", "expected_answer": "34"},
+            {"id": "2", "text": "q", "characteristic_form": {"a": 1}},
+            {"id": "3", "text": "q"},
+        ]
+        (tmp_path / "s.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
+        write_json(tmp_path / "one.json", {"id": "11", "text": "q", "expected_answer": "x"})
+        scenarios, problems = load_scenarios([tmp_path / "s.jsonl", tmp_path / "one.json", TREE / "scenarios"])
+        by_id = {s.id: s for s in scenarios}
+        assert (by_id["1"].groundtruth, by_id["1"].type, by_id["1"].folder) == ("34", "count", "s.jsonl#0")
+        assert by_id["2"].groundtruth == '{"a": 1}' and by_id["2"].type is None
+        assert "neither expected_answer nor characteristic_form" in by_id["3"].error
+        assert by_id["11"].folder == "one.json#0" and by_id["12"].type == "structured"
+        assert "scenario_11" in [p["source"] for p in problems]  # the folder repeats id 11
+        (tmp_path / "bad.json").write_text("[1]")
+        assert load_scenarios(tmp_path / "bad.json") == (
+            [],
+            [
+                {
+                    "kind": "bad_scenario_entry",
+                    "source": "bad.json#0",
+                    "message": "scenario entries must be objects with an id; bad.json#0 is '1'. Fix the file",
+                }
+            ],
+        )
+        (tmp_path / "empty.json").write_text("")
+        assert load_scenarios(tmp_path / "empty.json") == ([], [])
+
+    def test_scenario_id_selector(self, tmp_path: Path) -> None:
+        assert read_scenario_ids("11, 12+34") == ["11", "12", "34"]
+        (tmp_path / "ids.yaml").write_text("# lite\n- 11\n- '12'\n")
+        assert read_scenario_ids(str(tmp_path / "ids.yaml")) == ["11", "12"]
+        (tmp_path / "ids.json").write_text("[13, 11]")
+        assert read_scenario_ids(str(tmp_path / "ids.json")) == ["13", "11"]
+        with pytest.raises(ValueError, match="at least one"):
+            read_scenario_ids(" , ")
+
+
+class TestHostileInput:
+    """One poisoned file never ends a run; everything found is in the aggregate with its reason."""
+
+    def test_fifos_among_the_scenarios_are_never_opened(self, tmp_path: Path) -> None:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        (tmp_path / "s" / "scenario_1").mkdir(parents=True)
+        os.mkfifo(tmp_path / "s" / "scenario_1" / "groundtruth.txt")
+        os.mkfifo(tmp_path / "more.jsonl")
+        scenarios, problems = load_scenarios([tmp_path / "s", tmp_path / "more.jsonl"])
+        assert (
+            scenarios[0].error
+            == "groundtruth.txt cannot be read: not a regular file (a FIFO, socket or device is never opened)"
+        )
+        assert problems == [
+            {
+                "kind": "bad_scenario_file",
+                "source": str(tmp_path / "more.jsonl"),
+                "message": "not a regular file; not opened",
+            }
+        ]
