@@ -28,6 +28,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
+import orjson
 import pandas as pd
 from pydantic_core import to_jsonable_python
 
@@ -116,11 +117,24 @@ def stylesheet() -> str:
     return _asset("page.css")
 
 
+#: What orjson's C encoder writes itself in `jsonable` and `_script_json`: only the exact built-in types (no str, int,
+#: dict or list subclass, no date or dataclass); everything else goes through `jsonable`'s Python path.
+_PLAIN_ONLY = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
 def jsonable(value: Any) -> Any:
     """A value as plain JSON: NaN/NA become None, numpy scalars Python numbers, models dicts, dates text.
 
-    Objects JSON cannot hold become their `str()`, never a Python repr of a container.
+    Objects JSON cannot hold become their `str()`, never a Python repr of a container. A dict or
+    list made only of built-in JSON types (the usual case: a report's metadata) is converted in
+    one pass of orjson's C encoder, with the same result (NaN and infinities become None there
+    too); anything else in it sends the whole value down the Python path.
     """
+    if type(value) in (dict, list):
+        try:
+            return orjson.loads(orjson.dumps(value, option=_PLAIN_ONLY))
+        except TypeError:  # orjson.JSONEncodeError: a key, an object, depth, a surrogate, a big int
+            pass
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, float):
@@ -139,8 +153,30 @@ def jsonable(value: Any) -> Any:
 
 
 def _script_json(data: Any) -> str:
-    """JSON safe inside a `<script>` element: every `<` escaped, so no `</script>` can end it early."""
-    return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).replace("<", "\\u003c")
+    """`data` as JSON safe inside a `<script>` element: every `<` escaped, so no `</script>` can end it early.
+
+    Any value is taken, converted as `jsonable` converts it (NaN and infinities become null). The
+    plain parts (the usual case: a report's metadata) are written by orjson's C encoder in one
+    pass, the rest through `jsonable`; data orjson cannot take at all (a non-string key, a lone
+    surrogate, an integer past 64 bits) is made plain by `jsonable` and written by `json`.
+    """
+    try:
+        text = orjson.dumps(data, default=_encodable, option=_PLAIN_ONLY).decode("utf-8")
+    except TypeError:  # orjson.JSONEncodeError
+        text = json.dumps(jsonable(data), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c")
+
+
+def _encodable(value: Any) -> Any:
+    """orjson's `default`: what `jsonable` makes of a value orjson does not write itself, as built-in types."""
+    converted = jsonable(value)
+    if isinstance(converted, str):
+        return str.__str__(converted)  # a str subclass (a str enum) as the plain text json would write
+    if isinstance(converted, int) and not isinstance(converted, bool):
+        return int(converted)
+    if isinstance(converted, float):
+        return float(converted)
+    return converted
 
 
 def score_colour(score: float) -> str:
@@ -273,7 +309,7 @@ def table(
     if details is not None and len(details) != len(frame):
         raise ValueError(f"details must have one entry per row ({len(frame)}); got {len(details)}")
     keys = [column.key for column in columns]
-    rows = [[jsonable(value) for value in record] for record in frame[keys].itertuples(index=False, name=None)]
+    rows = [list(record) for record in frame[keys].itertuples(index=False, name=None)]  # _script_json converts
     data: dict[str, Any] = {
         "columns": [column.spec() for column in columns],
         "rows": rows,
@@ -283,7 +319,7 @@ def table(
         "empty": empty,
     }
     if details is not None:
-        data["details"] = [None if entry is None else jsonable(entry) for entry in details]
+        data["details"] = list(details)
     ident = html.escape(anchor, quote=True)
     return (
         f"<div class='ss-table-wrap'><div class='ss-table' id='{ident}' data-source='{ident}-data'>"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import enum
 import json
 import math
 import re
@@ -46,6 +47,53 @@ class TestJsonable:
     def test_values_become_plain_json(self, value, expected):
         assert page.jsonable(value) == expected
         json.dumps(page.jsonable(value), allow_nan=False)
+
+
+class _Letter(str, enum.Enum):
+    A = "a"
+
+
+class _Count(enum.IntEnum):
+    TWO = 2
+
+
+MIXED = [
+    {"plain": {"a": [1, 2.5, None, "x", True], "b": {"c": []}}},
+    [math.nan, math.inf, -math.inf, np.float64(0.5), np.int64(3), np.bool_(False), pd.NA, pd.NaT],
+    {"enum": _Letter.A, "int_enum": _Count.TWO, "tuple": (1, (2, math.nan)), "decimal": Decimal("1.50")},
+    {"model": Point(x=1, when=datetime.date(2024, 3, 1)), "when": datetime.datetime(2024, 3, 1, 12, 30)},
+    {1: "a non-string key", (2, 3): "a tuple key"},  # orjson refuses these: json writes them
+    {True: "a bool key", None: "a None key"},  # str() of the key: "True", "None"
+    [2**70, "\ud800 a lone surrogate"],
+    {"deep": [[[[{"x": [np.float32(0.25)]}]]]]},
+]
+
+
+class TestScriptJson:
+    """The embedded data is what `jsonable` gives, whichever encoder (orjson's C one, or json) wrote it."""
+
+    @pytest.mark.parametrize("value", MIXED)
+    def test_same_json_as_jsonable_then_json(self, value):
+        expected = json.dumps(page.jsonable(value), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        written = page._script_json(value)
+        assert "<" not in written
+        assert json.loads(written.replace("\\u003c", "<")) == json.loads(expected)
+
+    def test_jsonable_fast_path_gives_the_python_paths_result(self, monkeypatch):
+        fast = [page.jsonable(value) for value in MIXED]
+
+        def refuse(*args, **kwargs):
+            raise TypeError("the Python path, please")
+
+        monkeypatch.setattr(page.orjson, "dumps", refuse)
+        slow = [page.jsonable(value) for value in MIXED]
+        assert fast == slow
+        assert [type(value) for value in fast] == [type(value) for value in slow]
+
+    def test_a_table_embeds_numpy_na_and_enums_as_plain_json(self):
+        frame = pd.DataFrame({"n": [np.int64(1), np.int64(2)], "e": [_Letter.A, None], "s": [0.5, math.nan]})
+        html = page.table(frame, [Column("n"), Column("e"), Column("s", kind="score")], anchor="t9")
+        assert _embedded(html, "t9")["rows"] == [[1, "a", 0.5], [2, None, None]]
 
 
 class TestTable:
