@@ -14,7 +14,7 @@ from fake_services.bedrock import FakeBedrock, text_events, tool_events
 from structsim_nb.replay.pytest_plugin import effective_mode
 from structsim_nb.replay.recorder import RecordMode
 
-# The example of docs/readme/issue-14.md, as a user writes it.
+# The example of the README's "In your test suite: the pytest plugin", as a user writes it.
 CONFTEST = '''
 import pytest
 from strands.models.bedrock import BedrockModel
