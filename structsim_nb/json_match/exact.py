@@ -72,7 +72,7 @@ def exact_match(
         the whole text is read with `json.loads` (JSON inside prose or a fence is not equal;
         such output scores 0 with `error="unreadable"`) and the values compared. Values
         compare by `same_value` (`{"a": 1}` equals `{"a": 1.0}`; equal lists and numbers are
-        equal). For two containers, `fields` lists every differing leaf.
+        equal). For two containers, `fields` holds one result per leaf (`match`, or how it differs).
 
     Notes:
         Agenta scores False for a dict against JSON text, for any list, number or model, and
