@@ -152,8 +152,9 @@ class ElementColumns:
         With nothing compared the pair scores 1.0. Sums run field by field in the engine's
         order, so every entry is the same double the engine computes.
         """
-        total = np.zeros(self.shape)
-        weight = np.zeros(self.shape)
+        # Annotated as plain arrays: numpy's stubs type `zeros` by shape differently across 2.2-2.4.
+        total: np.ndarray = np.zeros(self.shape)
+        weight: np.ndarray = np.zeros(self.shape)
         compared = np.zeros(self.shape, dtype=bool)
         for rule, raw, gt, pred in zip(self.plan.fields, self.raw, self.absent_gt, self.absent_pred, strict=True):
             both = np.logical_and.outer(gt, pred)
@@ -173,7 +174,7 @@ class ElementColumns:
         Per field: blank on both sides 1.0, on one side 0.0, else the raw score when it
         reaches the field's threshold, else 0.0 (or the raw score when clipping is off).
         """
-        total = np.zeros(len(gt_index))
+        total: np.ndarray = np.zeros(len(gt_index))  # a plain array: see `similarity`
         weight = 0.0
         for rule, raw, gt, pred in zip(self.plan.fields, self.raw, self.absent_gt, self.absent_pred, strict=True):
             a, b, score = gt[gt_index], pred[pred_index], raw[gt_index, pred_index]
