@@ -9,6 +9,11 @@ holds in each widget output and in `metadata.widgets` (the saved widget state, a
 lines for one explorer); those ids are renumbered in the order the notebook first shows them. The
 per-cell execution timestamps (`metadata.execution`, written by nbclient) are left out: they are
 informational only, and JupyterLab shows them only when asked to record timing.
+
+A saved notebook also records, in `metadata.structsim_nb.outputs_from`, the versions of the
+libraries that shape its outputs (`rendered_with()`: pandas prints a missing object as `NaN` from
+3.0 and `None` before; matplotlib's PNG bytes change between releases). Its outputs can be
+compared byte for byte with a fresh run only under the same versions.
 """
 
 from __future__ import annotations
@@ -23,9 +28,12 @@ from typing import Any
 
 from ._io import write_text_atomic
 
-__all__ = ["NOTEBOOK_DIR", "execute_notebook", "stabilise"]
+__all__ = ["NOTEBOOK_DIR", "RENDERING_LIBRARIES", "execute_notebook", "rendered_with", "stabilise"]
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "examples" / "notebooks"
+
+#: The distributions whose versions shape a notebook's outputs (tables' text, PNG bytes).
+RENDERING_LIBRARIES = ("pandas", "numpy", "matplotlib", "pillow")
 
 _STATE = "application/vnd.jupyter.widget-state+json"
 _REFERENCE = "IPY_MODEL_"  # how one widget's state names another
@@ -117,6 +125,19 @@ def _masked(model: Any, state: dict[str, Any]) -> str:
     return json.dumps(mask(model), sort_keys=True, default=str)
 
 
+def rendered_with() -> dict[str, str]:
+    """`{distribution: version}` for `RENDERING_LIBRARIES` in this environment ("missing" when not installed)."""
+    from importlib import metadata
+
+    versions = {}
+    for name in RENDERING_LIBRARIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "missing"
+    return versions
+
+
 def execute_notebook(path: str | os.PathLike[str], *, timeout: int = 600, save: bool = False) -> Any:
     """Run every cell of `path` in a fresh `python3` kernel whose working folder is the notebook's.
 
@@ -125,7 +146,8 @@ def execute_notebook(path: str | os.PathLike[str], *, timeout: int = 600, save: 
         timeout: Seconds allowed per cell. Default 600.
         save: Write the executed notebook back to `path` (atomically), made stable first
             (`stabilise`: widget ids renumbered, execution timestamps left out), so executing an
-            unchanged notebook again rewrites the same bytes. Default False.
+            unchanged notebook again rewrites the same bytes, with `rendered_with()` recorded in
+            `metadata.structsim_nb.outputs_from`. Default False.
 
     Returns:
         The executed `nbformat.NotebookNode` (stabilised when saved).
@@ -150,6 +172,7 @@ def execute_notebook(path: str | os.PathLike[str], *, timeout: int = 600, save: 
     client.execute()
     if save:
         stabilise(notebook)
+        notebook.metadata["structsim_nb"] = {"outputs_from": rendered_with()}
         write_text_atomic(source, nbformat.writes(notebook) + "\n")
     return notebook
 

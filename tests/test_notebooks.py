@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from structsim_nb._notebooks import execute_notebook, stabilise
+from structsim_nb._notebooks import execute_notebook, rendered_with, stabilise
 
 nbformat = pytest.importorskip("nbformat", reason='needs the notebooks extra: pip install "structsim-nb[notebooks]"')
 
@@ -135,3 +135,5 @@ def test_executing_a_notebook_twice_saves_the_same_bytes(tmp_path):
     [view] = [output["data"][VIEW] for output in saved["cells"][1]["outputs"]]
     assert view["model_id"] in state
     assert "execution" not in saved["cells"][0]["metadata"]
+    assert saved["metadata"]["structsim_nb"]["outputs_from"] == rendered_with()
+    assert set(rendered_with()) == {"pandas", "numpy", "matplotlib", "pillow"}

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 import pytest
-from notebooks.conftest import markdown
+from notebooks.conftest import markdown, require_same_rendering
 
 from structsim_nb._notebooks import NOTEBOOK_DIR
 
@@ -152,6 +152,7 @@ def test_committed_outputs_are_what_a_fresh_run_gives(executed) -> None:
         return cells
 
     committed = nbformat.read(NOTEBOOK_DIR / NAME, as_version=4)
+    require_same_rendering(committed)
     assert visible(committed) == visible(executed[0]), (
         f"{NAME}'s committed outputs differ from a fresh run; re-execute it: "
         f"python -m structsim_nb._notebooks examples/notebooks/{NAME}"

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 import pytest
-from notebooks.conftest import markdown, outputs_text
+from notebooks.conftest import markdown, outputs_text, require_same_rendering
 
 from structsim_nb._notebooks import NOTEBOOK_DIR
 from structsim_nb.fcc import models, prompts
@@ -170,6 +170,7 @@ class TestOutputs:
     def test_the_committed_outputs_are_those_of_a_fresh_run(self, lesson) -> None:
         notebook, _, _ = lesson
         committed = nbformat.read(NOTEBOOK_DIR / NAME, as_version=4)
+        require_same_rendering(committed)
 
         def texts(nb: Any) -> list[str]:
             return [

@@ -7,11 +7,12 @@ tests leave the committed notebooks as they are; refresh those with
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from structsim_nb._notebooks import NOTEBOOK_DIR
+from structsim_nb._notebooks import NOTEBOOK_DIR, RENDERING_LIBRARIES
 
 nbformat = pytest.importorskip("nbformat", reason='needs the notebooks extra: pip install "structsim-nb[notebooks]"')
 pytest.importorskip("nbclient", reason='needs the notebooks extra: pip install "structsim-nb[notebooks]"')
@@ -64,3 +65,13 @@ def test_committed_notebook_has_outputs_of_a_clean_run(path: Path) -> None:
         if output.get("output_type") == "error"
     ]
     assert not errors, f"{path.name} is committed with error outputs (code cell, exception): {errors}"
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOK_DIR.glob("*.ipynb")), ids=lambda path: path.stem)
+def test_committed_notebook_records_the_versions_its_outputs_came_from(path: Path) -> None:
+    """A byte-for-byte comparison with a fresh run is meaningful only under these versions (see `rendered_with`)."""
+    recorded = json.loads(path.read_text(encoding="utf-8"))["metadata"].get("structsim_nb", {}).get("outputs_from")
+    assert recorded is not None and set(recorded) == set(RENDERING_LIBRARIES), (
+        f"{path.name} must record the library versions of its outputs; got {recorded!r}. "
+        "Re-execute it with python -m structsim_nb._notebooks"
+    )
