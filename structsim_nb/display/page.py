@@ -135,6 +135,12 @@ def jsonable(value: Any) -> Any:
             return orjson.loads(orjson.dumps(value, option=_PLAIN_ONLY))
         except TypeError:  # orjson.JSONEncodeError: a key, an object, depth, a surrogate, a big int
             pass
+    return _converted(value)
+
+
+def _converted(value: Any) -> Any:
+    """`jsonable`'s Python path. It recurses into itself, not `jsonable`: a value orjson refused as a whole is not
+    offered to orjson again subtree by subtree (which would encode a deep document once per level)."""
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, float):
@@ -142,14 +148,14 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (str, bool, int)):
         return value
     if isinstance(value, Mapping):
-        return {str(key): jsonable(item) for key, item in value.items()}
+        return {str(key): _converted(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [jsonable(item) for item in value]
+        return [_converted(item) for item in value]
     if hasattr(value, "item") and callable(value.item) and getattr(value, "shape", None) == ():  # numpy scalar
-        return jsonable(value.item())
+        return _converted(value.item())
     if isinstance(value, pd.Timestamp):
         return value.isoformat()
-    return jsonable(to_jsonable_python(value, fallback=str))
+    return _converted(to_jsonable_python(value, fallback=str))
 
 
 def _script_json(data: Any) -> str:
