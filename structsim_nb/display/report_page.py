@@ -214,11 +214,14 @@ _CASE_COLUMNS = [
 
 
 def _constants_note(constants: dict[str, Any], labels: dict[str, str]) -> str:
-    if not constants:
-        return ""
+    """The columns dropped as the same in every row, with their value; one empty in every row goes unsaid."""
     said = "; ".join(
-        f"{labels.get(k, k)} = {v if isinstance(v, str) else page.jsonable(v)}" for k, v in constants.items()
+        f"{labels.get(k, k)} = {v if isinstance(v, str) else page.jsonable(v)}"
+        for k, v in constants.items()
+        if page.jsonable(v) is not None
     )
+    if not said:
+        return ""
     return f"<p class='ss-constants'>Same in every row, so not repeated: {html.escape(said)}.</p>"
 
 

@@ -70,6 +70,7 @@ class TestPageContent:
         keys = [c["key"] for c in cases["columns"]]
         assert "evaluator" not in keys and "model" not in keys and "status" not in keys
         assert "Same in every row, so not repeated: evaluator = StructuredOutputSimilarity; model = Invoice" in html
+        assert "reading" not in keys and "reading = None" not in html  # empty in every row: dropped, not said
         assert {"invoice_id", "total_amount", "line_items"} <= set(keys)  # per-field scores as columns
 
     def test_each_case_carries_truth_prediction_and_marks(self, reference):
