@@ -35,6 +35,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._jsonload import loads, shallow
 from ._pyliteral import LiteralScan, scan_literal
 
 __all__ = ["Budget", "Tree", "last_structure", "plain", "read_whole", "scan_brackets"]
@@ -187,7 +188,7 @@ def _json_run(text: str, start: int, end: int) -> tuple[bool, int]:
 def _json_value(snippet: str) -> tuple[bool, Any]:
     """`json.loads(snippet)`, or `(False, None)`; an over-long integer becomes a `_HugeInt` that `plain` refuses."""
     try:
-        return True, json.loads(snippet)
+        return True, loads(snippet)
     except json.JSONDecodeError:
         return False, None
     except RecursionError:
@@ -234,6 +235,8 @@ def read_whole(text: str, start: int, end: int, budget: Budget, *, literal: bool
         syntax = "python_literal"
     if not found:
         return None
+    if syntax == "json" and shallow(value, budget.max_depth):  # decoded JSON within the depth limit: plain already
+        return value, syntax
     ok, value = plain(value, budget.max_depth, budget)
     if not ok or not isinstance(value, (dict, list)):
         return None
@@ -411,6 +414,8 @@ class _Search:
             syntax = "python_literal"
         if not found:
             return None
+        if as_json and shallow(value, self.budget.max_depth):  # decoded JSON within the depth limit: plain already
+            return value, syntax
         ok, value = plain(value, self.budget.max_depth, self.budget)
         if not ok or not isinstance(value, (dict, list) if structural else list):
             return None

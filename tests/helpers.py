@@ -48,3 +48,65 @@ def evaluate_row(evaluator: Any, actual: Any, expected: Any, name: str = "c1") -
     """The one row `evaluator` gives for a case with this output and ground truth."""
     (row,) = evaluator.evaluate(EvaluationData(name=name, input="", actual_output=actual, expected_output=expected))
     return row
+
+
+class SubDict(dict):  # type: ignore[type-arg]
+    """A dict subclass: JSON data all the same, but it sends the JSON evaluators the long way."""
+
+
+def as_subclass(value: Any) -> Any:
+    """`value` with every dict a `SubDict`: the same JSON data, read by the evaluators' general path."""
+    if isinstance(value, dict):
+        return SubDict({key: as_subclass(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return [as_subclass(item) for item in value]
+    return value
+
+
+def json_pair_strategy() -> Any:
+    """Hypothesis: `(ground truth, output)` JSON documents that share structure, with ties, nulls,
+    case-twins, dotted keys, digit keys, NaN, booleans beside integers and changed values."""
+    from hypothesis import strategies as st
+
+    scalar = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-2, 2),
+        st.sampled_from([1.0, 0.0, 2.5, float("nan")]),
+        st.sampled_from(["a", "A", " a", "b", "a.b", ""]),
+    )
+    keys = st.sampled_from(["a", "b", "A", "a.b", "0", "1", "c"])
+    document = st.recursive(
+        scalar,
+        lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(keys, children, max_size=3)),
+        max_leaves=10,
+    )
+
+    @st.composite
+    def pair(draw: Any) -> tuple[Any, Any]:
+        truth = draw(document)
+        changes = draw(st.lists(st.tuples(st.integers(0, 50), scalar), max_size=3))
+        output = json.loads(json.dumps(truth))
+        for at, value in changes:
+            _replace(output, at, value)
+        return truth, draw(st.sampled_from([output, output, truth, draw(document)]))
+
+    return pair()
+
+
+def _replace(value: Any, at: int, new: Any) -> None:
+    """Replace the `at`-th leaf (depth first, modulo the leaf count) of a container, in place."""
+    slots: list[tuple[Any, Any]] = []
+
+    def walk(node: Any) -> None:
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, item in items:
+            if isinstance(item, (dict, list)) and item:
+                walk(item)
+            else:
+                slots.append((node, key))
+
+    walk(value)
+    if slots:
+        node, key = slots[at % len(slots)]
+        node[key] = new

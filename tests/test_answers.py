@@ -304,16 +304,16 @@ class TestPlainValues:
     """`parse_answer` returns plain JSON types: JSON comes back as parsed, literals are rebuilt."""
 
     def test_json_is_not_copied_only_checked(self, monkeypatch):
-        import json as json_module
+        from structsim_nb import _candidates
 
         parsed: list[object] = []
-        original = json_module.loads
+        original = _candidates.loads
 
-        def loads(text, *args, **kwargs):
-            parsed.append(original(text, *args, **kwargs))
+        def loads(text):
+            parsed.append(original(text))
             return parsed[-1]
 
-        monkeypatch.setattr("structsim_nb._candidates.json.loads", loads)  # where the candidates are read
+        monkeypatch.setattr(_candidates, "loads", loads)  # where the candidates are read
         value = parse_answer('{"a": [1, {"b": null}], "c": "x"}').value
         assert value == {"a": [1, {"b": None}], "c": "x"} and value is parsed[-1]
 

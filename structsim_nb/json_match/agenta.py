@@ -28,10 +28,18 @@ _MISSING = object()
 
 
 def exact(actual: Any, expected: Any) -> bool:
-    """Agenta's `auto_exact_match_v0`: equal str, or dicts with equal `json.dumps(sort_keys=True)`."""
+    """Agenta's `auto_exact_match_v0`: equal str, or dicts with equal `json.dumps(sort_keys=True)`.
+
+    Two dicts are first written by orjson (in C): different bytes there mean different
+    `json.dumps` text too (orjson writes every JSON value `json.dumps` tells apart differently,
+    except NaN and infinities, which it writes as null, and which can only make bytes equal),
+    so `json.dumps` runs only when the bytes are equal or orjson cannot write a side.
+    """
     if isinstance(actual, str) and isinstance(expected, str):
         return actual == expected
     if isinstance(actual, dict) and isinstance(expected, dict):
+        if not _orjson_equal(actual, expected):
+            return False
         try:
             return json.dumps(actual, sort_keys=True, default=repr) == json.dumps(
                 expected, sort_keys=True, default=repr
@@ -39,6 +47,16 @@ def exact(actual: Any, expected: Any) -> bool:
         except (ValueError, TypeError, RecursionError):  # Agenta would raise; only a note depends on this
             return False
     return False
+
+
+def _orjson_equal(a: dict[Any, Any], b: dict[Any, Any]) -> bool:
+    """False when orjson writes the two (keys sorted) differently; True when equal or it cannot write one."""
+    import orjson
+
+    try:
+        return bool(orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(b, option=orjson.OPT_SORT_KEYS))
+    except (TypeError, orjson.JSONEncodeError):
+        return True
 
 
 def contains(text: str) -> bool:
@@ -91,16 +109,33 @@ def _output(actual: Any) -> Any:
     return actual
 
 
-def field_scores(actual: Any, expected: Any, fields: Sequence[str | FieldPath]) -> dict[str, float] | None:
+def field_scores(
+    actual: Any,
+    expected: Any,
+    fields: Sequence[str | FieldPath],
+    *,
+    expected_loaded: Any = _MISSING,
+    output_loaded: Any = _MISSING,
+) -> dict[str, float] | None:
     """Agenta's `json_multi_field_match_v0` per-field scores, or None where it raises.
 
     It raises on a ground truth that is neither text nor a dict (a list given as a list, say);
     gives every field 0.0 when the output is not a JSON object; otherwise 1.0 where the two
     resolved values are equal by Python `==` (a path that fails on both sides resolves to None
     on both, which is equal).
+
+    Args:
+        actual: The output, as the evaluator was given it.
+        expected: The ground truth, as given.
+        fields: The configured paths.
+        expected_loaded: `json.loads(expected)`, when `expected` is text the caller has read
+            already (so it is not read twice). Default: read here.
+        output_loaded: `json.loads(actual)`, likewise, for text output.
     """
     gt = expected.model_dump(mode="json") if isinstance(expected, BaseModel) else expected
-    if isinstance(gt, str):
+    if isinstance(gt, str) and expected_loaded is not _MISSING:
+        gt = expected_loaded
+    elif isinstance(gt, str):
         try:
             gt = json.loads(gt)
         except (ValueError, RecursionError):
@@ -109,7 +144,9 @@ def field_scores(actual: Any, expected: Any, fields: Sequence[str | FieldPath]) 
         return None
     names = [item.text if isinstance(item, FieldPath) else item for item in fields]
     out = _output(actual)
-    if isinstance(out, str):
+    if isinstance(out, str) and output_loaded is not _MISSING:
+        out = output_loaded
+    elif isinstance(out, str):
         try:
             out = json.loads(out)
         except (ValueError, RecursionError):

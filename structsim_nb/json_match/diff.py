@@ -8,13 +8,15 @@ where Agenta would score differently.
 
 from __future__ import annotations
 
+from collections import Counter
+from operator import itemgetter
 from typing import Any
 
 from ..errors import GroundTruthError
-from .flatten import Steps, compare_leaves, flatten, fold_keys
+from .flatten import LeafTally, Steps, compare_rows, flatten, flatten_json, fold_keys, leaf_path
 from .paths import render_path
-from .results import JsonMatchResult, python_eq_differs, with_notes
-from .values import check_threshold, how_read, json_type, read_expected, read_output, same_value
+from .results import JsonMatchResult, LeafResults, with_notes
+from .values import JsonRead, check_threshold, how_read, json_type, read_expected, read_output, same_value
 
 __all__ = ["json_diff"]
 
@@ -83,13 +85,23 @@ def json_diff(
         A ground truth given as a list (not JSON text) is read as JSON; Agenta raises on it.
     """
     bar = check_threshold(threshold, 0.5)
-    gt = read_expected(expected)
-    read = read_output(actual)
+    keep = compare_empty_containers
+    dotted: list[bool] = []
+    # Data given as a dict or list is checked while it is flattened (one walk); anything that walk
+    # refuses is read the long way, which says why.
+    g_flat = flatten_json(expected, keep_empty=keep, dotted=dotted) if type(expected) in (dict, list) else None
+    if g_flat is None:
+        g_flat = flatten(read_expected(expected), keep_empty=keep)
+        dotted = [True] if any(isinstance(step, str) and "." in step for key in g_flat for step in key) else []
+    o_flat = flatten_json(actual, keep_empty=keep) if type(actual) in (dict, list) else None
+    if o_flat is not None:
+        read = _GIVEN
+    else:
+        read = read_output(actual)
+        o_flat = flatten(read.value, keep_empty=keep) if read.ok else {}
     notes: list[str] = []
     if isinstance(expected, list):
         notes.append("ground truth given as a list is read as JSON (Agenta raises unless it is JSON text)")
-    keep = compare_empty_containers
-    g_flat, o_flat = flatten(gt, keep_empty=keep), (flatten(read.value, keep_empty=keep) if read.ok else {})
     names: dict[Steps, Steps] = {}
     ambiguous: dict[Steps, list[Steps]] = {}
     if case_insensitive_keys:
@@ -111,62 +123,83 @@ def json_diff(
     def agree(e: Any, p: Any) -> bool:
         return _schema_type(e) == _schema_type(p) if compare_schema_only else same_value(e, p)
 
-    pairs = compare_leaves(
+    tally = LeafTally()
+    rows = compare_rows(
         g_flat,
         o_flat,
         agree=agree,
         extras=penalize_extra_keys and read.ok,
-        names=names,
         ambiguous=ambiguous,
         skip_nulls=skip_nulls,
         null_is_missing=null_is_missing,
+        tally=tally,
     )
-    results = [item for _, item in pairs]
-    by_top: dict[str, list[float]] = {}
-    for key, item in pairs:
-        by_top.setdefault(render_path(names.get(key, key)[:1]), []).append(float(item.score or 0.0))
-    field_scores = {top: sum(scores) / len(scores) for top, scores in by_top.items()}
-    matched = sum(1 for item in results if item.status == "match")
-    score = matched / len(results) if results else 0.0
-    passed = read.ok and bool(results) and score >= bar  # unreadable output never passes
+
+    def path_of(key: Steps) -> str:
+        return leaf_path(names.get(key, key))
+
+    field_scores = _top_scores(rows, tally.misses, names, () in g_flat or () in o_flat)
+    matched = tally.matched
+    score = matched / len(rows) if rows else 0.0
+    passed = read.ok and bool(rows) and score >= bar  # unreadable output never passes
     if not read.ok:
         notes.append("non-JSON output scores 0 (Agenta raises an error)")
     elif read.how not in ("value", "model", "json"):
         notes.append(f"output read as {how_read(read)} (Agenta raises on anything but whole-text JSON)")
-    if any(item.status == "match" and item.expected is None for item in results):
-        also = (
-            " and a missing leaf"
-            if any(item.predicted is None and "missing" in item.reason for item in results)
-            else ""
-        )
+    if tally.null_matched:
+        also = " and a missing leaf" if tally.null_missing else ""
         notes.append(f"null equals null{also} (Agenta scores null leaves 0)")
     if keep and any(isinstance(value, (dict, list)) or () in g_flat for value in (*g_flat.values(), *o_flat.values())):
         notes.append("empty objects and arrays are compared as values (Agenta drops them)")
-    if any(isinstance(step, str) and "." in step for key in g_flat for step in names.get(key, key)):
+    if dotted:  # case folding neither adds nor removes a '.'
         notes.append("keys containing '.' stay distinct from nested paths (Agenta's flattening lets them collide)")
-    if not compare_schema_only:
-        differs = python_eq_differs(results)
-        if differs:
-            notes.append(
-                f"{', '.join(differs[:5])}: compared by value, so True != 1 and NaN == NaN (Agenta uses Python ==)"
-            )
+    if not compare_schema_only and tally.eq_differs:
+        differs = [path_of(key) for key in tally.eq_differs[:5]]
+        notes.append(f"{', '.join(differs)}: compared by value, so True != 1 and NaN == NaN (Agenta uses Python ==)")
     if bar == 0.0:
         notes.append("threshold 0 is kept (Agenta turns a falsy threshold into 0.5)")
     if not read.ok:
         head = f"{read.message}; score 0"
-    elif not results:
+    elif not rows:
         head = (
             "the ground truth has no leaf to compare (it is empty, holds only empty objects or arrays, or is a "
             "scalar); score 0, as Agenta"
         )
     else:
-        failed = [item.path for item in results if item.status != "match"]
-        head = f"{matched} of {len(results)} leaves agree (score {score:.2f}, threshold {bar:.2f})"
-        if failed:
-            head += f"; not matched: {', '.join(failed[:8])}" + (
-                f" and {len(failed) - 8} more" if len(failed) > 8 else ""
+        misses = tally.misses
+        head = f"{matched} of {len(rows)} leaves agree (score {score:.2f}, threshold {bar:.2f})"
+        if misses:
+            head += f"; not matched: {', '.join(path_of(rows[index][0]) for index in misses[:8])}" + (
+                f" and {len(misses) - 8} more" if len(misses) > 8 else ""
             )
     error = None if read.ok else "unreadable"
     return JsonMatchResult(
-        "json_diff", score, passed, with_notes(head, notes), tuple(results), field_scores, tuple(notes), error
+        "json_diff",
+        score,
+        passed,
+        with_notes(head, notes),
+        LeafResults(rows, path_of),
+        field_scores,
+        tuple(notes),
+        error,
     )
+
+
+#: How a dict or list given as the output was read (`read_output` would say the same, after a second walk).
+_GIVEN = JsonRead(True, None, "value")
+_FIRST = itemgetter(0)
+
+
+def _top_scores(rows: list[Any], misses: list[int], names: dict[Steps, Steps], root: bool) -> dict[str, float]:
+    """The mean leaf score per top-level key (rendered), in order of first appearance; `root`: a leaf at `$`."""
+    if names or root:
+        totals: dict[Steps, int] = {}
+        for key, *_ in rows:
+            top = names.get(key, key)[:1]
+            totals[top] = totals.get(top, 0) + 1
+        failed = Counter(names.get(rows[index][0], rows[index][0])[:1] for index in misses)
+        return {render_path(top): (count - failed[top]) / count for top, count in totals.items()}
+    keys = map(_FIRST, rows)
+    counts = Counter(map(_FIRST, keys))  # leaves per top-level key, in C
+    failed = Counter(rows[index][0][0] for index in misses)
+    return {render_path((top,)): (count - failed[top]) / count for top, count in counts.items()}

@@ -8,13 +8,14 @@ compares a dict's serialised text and scores any list, number or model False) th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 from . import agenta
-from .flatten import compare_leaves, flatten
-from .results import FieldResult, JsonMatchResult, with_notes
+from .flatten import LeafTally, compare_rows, flatten, flatten_json, leaf_path
+from .results import FieldResult, JsonMatchResult, LeafResults, with_notes
 from .values import JsonRead, drop_nulls, json_type, load_json_text, read_expected, read_output, same_value, short
 
 __all__ = ["exact_match"]
@@ -79,6 +80,10 @@ def exact_match(
         for `1` against `1.0` or a null key against an absent one inside a dict; the reason says
         when that differs from this result, and why.
     """
+    if type(expected) in (dict, list) and type(actual) in (dict, list):
+        given = _given(actual, expected, ignore_case=ignore_case, strip=strip, null_is_missing=null_is_missing)
+        if given is not None:
+            return given
     notes: list[str] = []
     gt, how, error = expected, "", None
     if isinstance(expected, BaseModel):
@@ -111,16 +116,15 @@ def exact_match(
     if null_is_missing:
         gt, out = drop_nulls(gt), drop_nulls(out)
     equal = same_value(gt, out, ignore_case=ignore_case, strip=strip)
-    fields: list[FieldResult] = []
+    fields: Sequence[FieldResult] = ()
     if isinstance(gt, (dict, list)) and isinstance(out, (dict, list)):
 
         def agree(e: Any, p: Any) -> bool:
             return same_value(e, p, ignore_case=ignore_case, strip=strip)
 
-        pairs = compare_leaves(flatten(gt), flatten(out), agree=agree, extras=True)
-        fields = [item for _, item in pairs]
+        fields = LeafResults(compare_rows(flatten(gt), flatten(out), agree=agree, extras=True), leaf_path)
     elif not equal:
-        fields = [FieldResult("$", "wrong", 0.0, gt, out, f"expected {short(gt)}, got {short(out)}")]
+        fields = (FieldResult("$", "wrong", 0.0, gt, out, f"expected {short(gt)}, got {short(out)}"),)
     agenta_equal = agenta.exact(actual, expected)
     if agenta_equal != equal:
         notes.append(
@@ -137,6 +141,61 @@ def exact_match(
     head = "equal" if equal else "not equal" + (f": {', '.join(wrong[:5])}" if wrong else "")
     if how:
         head += f" ({how})"
-    return JsonMatchResult(
-        "exact_match", float(equal), equal, with_notes(head, notes), tuple(fields), {}, tuple(notes), error
-    )
+    return JsonMatchResult("exact_match", float(equal), equal, with_notes(head, notes), fields, {}, tuple(notes), error)
+
+
+def _identical(actual: Any, expected: Any) -> bool:
+    """Whether two values are equal with the same types throughout: Python `==` and the same orjson bytes.
+
+    `==` alone takes `1`, `1.0` and `True` as equal; orjson writes them differently (`1`, `1.0`,
+    `true`). orjson writes NaN and null alike, but `==` tells them apart. Both run in C.
+    """
+    import orjson
+
+    try:
+        sort = orjson.OPT_SORT_KEYS
+        return bool(orjson.dumps(actual, option=sort) == orjson.dumps(expected, option=sort) and actual == expected)
+    except (TypeError, ValueError, RecursionError, orjson.JSONEncodeError):
+        return False
+
+
+def _given(
+    actual: Any, expected: Any, *, ignore_case: bool, strip: bool, null_is_missing: bool
+) -> JsonMatchResult | None:
+    """`exact_match` of a dict or list given on both sides, with one walk per side; None to take the long way.
+
+    Each side is checked and flattened at once (`flatten_json`, null-valued keys dropped with
+    `null_is_missing`), and the leaves compared; the values are equal when every leaf matches
+    and the output has no other. Two identical values (`_identical`) skip the comparison: every
+    leaf matches, and the results are made when first read. None when a side is not JSON data
+    (the long way says why) or when null-valued keys decide the outcome (the note says how).
+    """
+    if _identical(actual, expected):
+        g_flat = flatten_json(expected, drop_null_keys=null_is_missing)
+        if g_flat is None:
+            return None
+        rows: Any = lambda: [(key, "match", value, value, "equal") for key, value in g_flat.items()]  # noqa: E731
+        equal = True
+        if type(actual) is dict and type(expected) is dict:  # identical dicts: json.dumps writes them alike too
+            return JsonMatchResult("exact_match", 1.0, True, "equal", LeafResults(rows, leaf_path), {}, (), None)
+    else:
+        g_flat = flatten_json(expected, drop_null_keys=null_is_missing)
+        o_flat = flatten_json(actual, drop_null_keys=null_is_missing)
+        if g_flat is None or o_flat is None:
+            return None
+
+        def agree(e: Any, p: Any) -> bool:
+            return same_value(e, p, ignore_case=ignore_case, strip=strip)
+
+        tally = LeafTally()
+        rows = compare_rows(g_flat, o_flat, agree=agree, extras=True, tally=tally)
+        equal = not tally.misses
+    agenta_equal = agenta.exact(actual, expected)
+    if agenta_equal != equal:
+        return None  # rare: the long way writes the note, which needs the values read in full
+    if equal:
+        head = "equal"
+    else:
+        wrong = ", ".join(leaf_path(rows[index][0]) for index in tally.misses[:5])
+        head = f"not equal: {wrong}"
+    return JsonMatchResult("exact_match", float(equal), equal, head, LeafResults(rows, leaf_path), {}, (), None)

@@ -14,9 +14,19 @@ from typing import Any, Literal
 
 from ..errors import GroundTruthError
 from . import agenta
-from .paths import FieldPath, parse_fields, resolve_path
-from .results import FieldResult, JsonMatchResult, python_eq_differs, with_notes
-from .values import as_json, check_threshold, how_read, json_type, read_expected, read_output, same_value, short
+from .paths import FieldPath, is_list_index, parse_fields, resolve_path
+from .results import FieldResult, JsonMatchResult, field_result, python_eq_differs, with_notes
+from .values import (
+    JsonRead,
+    as_json,
+    check_threshold,
+    how_read,
+    json_type,
+    read_expected,
+    read_output,
+    same_value,
+    short,
+)
 
 __all__ = ["BothAbsent", "check_both_absent", "json_field_match"]
 
@@ -110,7 +120,14 @@ def json_field_match(
             "Use exact_match for a single value"
         )
     read = read_output(actual, deep=False)
-    theirs = agenta.field_scores(actual, expected, paths)  # None: Agenta raises on this ground truth
+    # Agenta's per-field scores, for the notes. Two dicts given as they are (the common case) are
+    # scored field by field below, from the same walk that resolves our values; anything else goes
+    # through the emulation. None: Agenta raises on this ground truth.
+    given = type(expected) is dict and type(actual) is dict and read.ok
+    given_scores: dict[str, float] = {}  # filled in below when `given`
+    theirs = (
+        given_scores if given else agenta.field_scores(actual, expected, paths, **_loaded(actual, expected, gt, read))
+    )
     notes: list[str] = []
     if theirs is None:
         notes.append("ground truth given as a list is read as JSON (Agenta raises unless it is JSON text)")
@@ -127,6 +144,7 @@ def json_field_match(
         return f"Agenta scores {theirs[item.path]:.1f}" if theirs is not None else "Agenta raises"
 
     results: list[FieldResult] = []
+    sides = (gt, read.value)
     for path in paths:
         if not read.ok:
             e_found, e_value, e_why = resolve_path(path, gt)
@@ -135,9 +153,27 @@ def json_field_match(
             results.append(FieldResult(path.text, status, 0.0, e_value, None, reason))
             continue
         before = len(notes)
-        path = _literal_first(path, gt, read.value, notes)
-        e_found, e_value, e_why = resolve_path(path, gt)
-        if e_found:
+        tokens = _simple_tokens(path)
+        literal = tokens is not None and len(tokens) > 1 and any(isinstance(d, dict) and path.text in d for d in sides)
+        if literal:
+            tokens = None  # a literal dotted key: `_literal_first` decides how it is read
+        e_raw = a_raw = _UNSURE
+        if tokens is not None:
+            e_raw, a_raw = _walk_plain(tokens, gt), _walk_plain(tokens, read.value)
+        if e_raw is not _UNSURE and a_raw is not _UNSURE:  # plain dicts and lists all the way: one walk each
+            if given:
+                given_scores[path.text] = (
+                    1.0 if (None if e_raw is _NOT_FOUND else e_raw) == (None if a_raw is _NOT_FOUND else a_raw) else 0.0
+                )
+            e_found, e_value, e_why = (True, e_raw, "") if e_raw is not _NOT_FOUND else resolve_path(path, gt)
+            a_found, a_value, a_why = (True, a_raw, "") if a_raw is not _NOT_FOUND else resolve_path(path, read.value)
+        else:
+            if given:
+                given_scores[path.text] = _agenta_field(path, expected, actual)
+            path = _literal_first(path, gt, read.value, notes)
+            e_found, e_value, e_why = resolve_path(path, gt)
+            a_found, a_value, a_why = resolve_path(path, read.value)
+        if e_found and type(e_value) not in _SCALARS:
             e_json, e_plain = as_json(e_value)
             if not e_json:
                 raise GroundTruthError(
@@ -145,8 +181,7 @@ def json_field_match(
                     "Convert it to plain JSON types (dict, list, str, number, bool, None) first"
                 )
             e_value = e_plain
-        a_found, a_value, a_why = resolve_path(path, read.value)
-        if a_found:
+        if a_found and type(a_value) not in _SCALARS:
             a_json, a_plain = as_json(a_value)
             if not a_json:
                 reason = f"the output holds a {type(a_value).__name__} here, which is not JSON data"
@@ -158,7 +193,7 @@ def json_field_match(
         if e_has and a_has:
             equal = same_value(e_value, a_value)
             reason = "equal" if equal else f"expected {short(e_value)}, got {short(a_value)}"
-            item = FieldResult(path.text, "match" if equal else "wrong", float(equal), e_value, a_value, reason)
+            item = field_result(path.text, "match" if equal else "wrong", float(equal), e_value, a_value, reason)
         elif e_has:
             why = a_why or "null"
             item = FieldResult(path.text, "missed", 0.0, e_value, a_value, f"not in the output: {why}")
@@ -216,6 +251,90 @@ def json_field_match(
     return JsonMatchResult(
         "json_field_match", score, passed, with_notes(head, notes), tuple(results), scored, tuple(notes), error
     )
+
+
+def _loaded(actual: Any, expected: Any, gt: Any, read: JsonRead) -> dict[str, Any]:
+    """`json.loads`'s value of the text sides read here already, so `agenta.field_scores` need not read them again.
+
+    The ground truth's text was read by `read_expected` (`json.loads`'s value). Text output read
+    as whole-text JSON is what `json.loads(actual)` gives when nothing was blanked (a `<think>`
+    block) and the text's outer whitespace is JSON whitespace; otherwise Agenta's reading is left to it.
+    """
+    loaded: dict[str, Any] = {}
+    if isinstance(expected, str):
+        loaded["expected_loaded"] = gt
+    if (
+        type(actual) is str
+        and read.ok
+        and read.how == "json"
+        and "<think" not in actual.lower()
+        and actual.strip() == actual.strip(" \t\n\r")
+    ):
+        loaded["output_loaded"] = read.value
+    return loaded
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+#: What `_walk_plain` returns when a path is missing, or when it cannot tell (see there).
+_NOT_FOUND, _UNSURE = object(), object()
+#: Dotted paths that resolve alike here and in Agenta's `resolve_any`, as their tokens (None: not such a path).
+_SIMPLE: dict[str, tuple[str, ...] | None] = {}
+
+
+def _simple_tokens(path: FieldPath) -> tuple[str, ...] | None:
+    """The tokens of a dot path that this package and Agenta resolve the same way, else None.
+
+    That is a path of plain dot segments (no brackets) where a segment that could index a list
+    is a non-negative ASCII integer without leading zeros: `-1`, `01` or `²` index differently
+    (or not at all) in Agenta's `str.isdigit` reading.
+    """
+    found = _SIMPLE.get(path.text, _UNSURE)
+    if found is _UNSURE:
+        tokens: tuple[str, ...] | None = None
+        if path.syntax == "dot" and "[" not in path.text and "]" not in path.text:
+            tokens = tuple(token for _, token in path.steps)
+            digitlike = (token for token in tokens if token.isdigit() or token.lstrip("-").isdigit())
+            if any(not is_list_index(token) for token in digitlike):
+                tokens = None
+        if len(_SIMPLE) > 10_000:
+            _SIMPLE.clear()
+        found = _SIMPLE[path.text] = tokens
+    return found  # type: ignore[return-value]
+
+
+def _walk_plain(tokens: tuple[str, ...], data: Any) -> Any:
+    """The value at `tokens` in `data`, `_NOT_FOUND`, or `_UNSURE` past anything but a plain dict or list.
+
+    Through plain dicts and lists a simple path (`_simple_tokens`) resolves as `resolve_path`
+    resolves it, and as Agenta's resolver does; a tuple or a subclass on the way is left to those.
+    """
+    current = data
+    for token in tokens:
+        kind = type(current)
+        if kind is dict:
+            current = current.get(token, _NOT_FOUND)
+            if current is _NOT_FOUND:
+                return _NOT_FOUND
+        elif kind is list:
+            if not token.isdigit():
+                return _NOT_FOUND
+            index = int(token)
+            if index >= len(current):
+                return _NOT_FOUND
+            current = current[index]
+        elif kind in _SCALARS:
+            return _NOT_FOUND  # both readers stop at a scalar
+        else:
+            return _UNSURE
+    return current
+
+
+def _agenta_field(path: FieldPath, expected: Any, actual: Any) -> float:
+    """Agenta's score for one field of two dicts (`agenta.field_scores` for one path)."""
+    try:
+        return 1.0 if agenta.resolve(path, expected) == agenta.resolve(path, actual) else 0.0
+    except Exception:  # pragma: no cover - JSON values always compare
+        return 0.0
 
 
 def _agenta_differences(

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ..answers import MAX_DEPTH
 from .paths import render_path
-from .results import FieldResult, field_result
+from .results import FieldResult, LeafRow, field_result
 from .values import json_type, short
 
-__all__ = ["Steps", "compare_leaves", "flatten", "flatten_json", "fold_keys", "leaf_path"]
+__all__ = ["LeafTally", "Steps", "compare_leaves", "compare_rows", "flatten", "flatten_json", "fold_keys", "leaf_path"]
 
 #: A leaf's path: keys (str) and list indices (int), outermost first.
 Steps = tuple[Any, ...]
@@ -44,12 +45,20 @@ def flatten(value: Any, prefix: Steps = (), *, keep_empty: bool = True) -> dict[
 
 
 def _flatten_into(flat: dict[Steps, Any], value: Any, prefix: Steps, keep_empty: bool) -> None:
+    # A scalar child is stored here rather than in a call of its own: most leaves are scalars.
+    scalars = _SCALARS
     if isinstance(value, dict) and value:
         for step, item in value.items():
-            _flatten_into(flat, item, (*prefix, step), keep_empty)
+            if type(item) in scalars:
+                flat[prefix + (step,)] = item
+            else:
+                _flatten_into(flat, item, (*prefix, step), keep_empty)
     elif isinstance(value, list) and value:
         for step, item in enumerate(value):
-            _flatten_into(flat, item, (*prefix, step), keep_empty)
+            if type(item) in scalars:
+                flat[prefix + (step,)] = item
+            else:
+                _flatten_into(flat, item, (*prefix, step), keep_empty)
     elif keep_empty or not (isinstance(value, (dict, list)) or not prefix):
         flat[prefix] = value
 
@@ -57,44 +66,86 @@ def _flatten_into(flat: dict[Steps, Any], value: Any, prefix: Steps, keep_empty:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def flatten_json(value: Any, *, keep_empty: bool = True) -> dict[Steps, Any] | None:
+def flatten_json(
+    value: Any, *, keep_empty: bool = True, dotted: list[bool] | None = None, drop_null_keys: bool = False
+) -> dict[Steps, Any] | None:
     """`flatten(as_json(value))` in one walk, or None when `value` is not JSON data.
 
     What `values.as_json` accepts is accepted here (tuples read as lists, dict and list
-    subclasses as plain ones, string keys only), and the leaves are the same; the value is
-    checked while it is flattened instead of in a walk of its own.
+    subclasses as plain ones, string keys only, nesting under `MAX_DEPTH`), and the leaves
+    are the same; the value is checked while it is flattened instead of in a walk of its own.
+    None says only that `as_json` refuses the value; `as_json` says why.
+
+    Args:
+        value: Any value.
+        keep_empty: As for `flatten`. Default True.
+        dotted: When given, `True` is appended to it if a key holding a `.` is on some leaf's path.
+        drop_null_keys: `flatten(drop_nulls(as_json(value)))`: object keys whose value is null
+            are left out (an object holding only those becomes an empty one). Default False.
     """
     flat: dict[Steps, Any] = {}
-    return flat if _flatten_json_into(flat, value, (), keep_empty) else None
+    return flat if _flatten_json_into(flat, value, (), keep_empty, 0, dotted, drop_null_keys) else None
 
 
-def _flatten_json_into(flat: dict[Steps, Any], value: Any, prefix: Steps, keep_empty: bool) -> bool:
+def _flatten_json_into(
+    flat: dict[Steps, Any],
+    value: Any,
+    prefix: Steps,
+    keep_empty: bool,
+    depth: int,
+    dotted: list[bool] | None,
+    drop: bool = False,
+) -> bool:
     kind = type(value)
     if kind in _SCALARS or (kind not in (dict, list) and isinstance(value, (str, bool, int, float))):
         if keep_empty or prefix:
             flat[prefix] = value
         return True
-    if kind is dict or isinstance(value, dict):
+    if not isinstance(value, (dict, list, tuple)) or (depth >= MAX_DEPTH and value):
+        return False
+    scalars = _SCALARS
+    if isinstance(value, dict):
         if not value:
             if keep_empty:
                 flat[prefix] = value if kind is dict else {}
             return True
+        kept = 0
         for key, item in value.items():
             if type(key) is not str and not isinstance(key, str):
                 return False
-            if not _flatten_json_into(flat, item, (*prefix, key), keep_empty):
+            if drop and item is None:
+                continue
+            kept += 1
+            if type(item) in scalars:
+                flat[prefix + (key,)] = item
+            elif not _flatten_json_into(flat, item, (*prefix, key), keep_empty, depth + 1, dotted, drop):
                 return False
+        if not kept and keep_empty:  # every key was null: the object reads as an empty one
+            flat[prefix] = {}
+        if dotted is not None and not dotted and "." in "\0".join(value):
+            kept_items = ((key, item) for key, item in value.items() if not (drop and item is None))
+            if any("." in key and (keep_empty or _has_leaf(item)) for key, item in kept_items):
+                dotted.append(True)  # a key with a dot on some leaf's path
         return True
-    if kind is list or isinstance(value, (list, tuple)):
-        if not value:
-            if keep_empty:
-                flat[prefix] = value if kind is list else []
-            return True
-        for step, item in enumerate(value):
-            if not _flatten_json_into(flat, item, (*prefix, step), keep_empty):
-                return False
+    if not value:
+        if keep_empty:
+            flat[prefix] = value if kind is list else []
         return True
-    return False
+    for step, item in enumerate(value):
+        if type(item) in scalars:
+            flat[prefix + (step,)] = item
+        elif not _flatten_json_into(flat, item, (*prefix, step), keep_empty, depth + 1, dotted, drop):
+            return False
+    return True
+
+
+def _has_leaf(value: Any) -> bool:
+    """Whether `flatten(value, keep_empty=False)` below a key gives a leaf: a scalar somewhere in it."""
+    if isinstance(value, dict):
+        return any(_has_leaf(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_leaf(item) for item in value)
+    return True
 
 
 def fold_keys(flat: dict[Steps, Any]) -> tuple[dict[Steps, Any], dict[Steps, Steps], dict[Steps, list[Steps]]]:
@@ -130,7 +181,8 @@ def compare_leaves(
     Args:
         gt: The ground truth's leaves (`flatten`).
         out: The output's leaves.
-        agree: Whether an expected and a predicted leaf value agree.
+        agree: Whether an expected and a predicted leaf value agree. It must hold for two equal
+            scalars of the same type (they are taken as agreeing without a call).
         extras: Also report the output's leaves the ground truth lacks, as `invented`.
         names: Leaf path to the path to show (the original spelling of case-folded keys).
         ambiguous: Output leaves whose keys folded together (`fold_keys`); they score 0.
@@ -142,21 +194,99 @@ def compare_leaves(
         `(leaf path, FieldResult)` pairs, ground-truth leaves first. A leaf the output holds a
         scalar above, or a non-empty container at, is `wrong` (with what the output has), not `missed`.
     """
+    rows = compare_rows(
+        gt,
+        out,
+        agree=agree,
+        extras=extras,
+        ambiguous=ambiguous,
+        skip_nulls=skip_nulls,
+        null_is_missing=null_is_missing,
+    )
     names = names or {}
+    return [
+        (key, field_result(leaf_path(names.get(key, key)), status, 1.0 if status == "match" else 0.0, e, p, reason))
+        for key, status, e, p, reason in rows
+    ]
+
+
+class LeafTally:
+    """What `compare_rows` counted on its way, so a caller need not walk the rows again.
+
+    Attributes:
+        matched: Rows with status `match`.
+        null_matched: Matches whose expected value is null (both null, or null and missing).
+        null_missing: Matches of a null ground-truth leaf the output lacks (`null_is_missing`).
+        misses: Indices of the rows that are not `match`.
+        eq_differs: Leaves compared by `agree` where Python `==` says otherwise.
+    """
+
+    __slots__ = ("eq_differs", "matched", "misses", "null_matched", "null_missing")
+
+    def __init__(self) -> None:
+        self.matched = 0
+        self.null_matched = 0
+        self.null_missing = 0
+        self.misses: list[int] = []
+        self.eq_differs: list[Steps] = []
+
+
+_EQUAL_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def compare_rows(
+    gt: dict[Steps, Any],
+    out: dict[Steps, Any],
+    *,
+    agree: Callable[[Any, Any], bool],
+    extras: bool,
+    ambiguous: Mapping[Steps, list[Steps]] | None = None,
+    skip_nulls: bool = False,
+    null_is_missing: bool = False,
+    tally: LeafTally | None = None,
+) -> list[LeafRow]:
+    """`compare_leaves` as one `(leaf steps, status, expected, predicted, reason)` row per leaf.
+
+    The arguments are `compare_leaves`'s (paths are left as steps, to render when shown); `tally`,
+    when given, is filled in as the rows are made. Two equal scalars of the same type match
+    without a call to `agree` (the common case, decided in a few operations).
+    """
     ambiguous = ambiguous or {}
+    tally = tally if tally is not None else LeafTally()
+    equal_scalars = _EQUAL_SCALARS
+    missing = _ABSENT
+    find = out.get
     out_parents: set[Steps] | None = None  # worked out only when a leaf is missing from the output
-    results: list[tuple[Steps, FieldResult]] = []
-    append = results.append
+    rows: list[LeafRow] = []
+    append = rows.append
+    matched = null_matched = 0
     for key, expected in gt.items():
         if skip_nulls and expected is None:
             continue
-        if key in out and key not in ambiguous:  # the common case: the output has this leaf
-            predicted = out[key]
-            if agree(expected, predicted):
-                append((key, field_result(leaf_path(names.get(key, key)), "match", 1.0, expected, predicted, "equal")))
+        predicted = find(key, missing)
+        if predicted is not missing and not (ambiguous and key in ambiguous):  # the output has this leaf
+            kind = type(expected)
+            if kind is type(predicted) and kind in equal_scalars and expected == predicted:
+                append((key, "match", expected, predicted, "equal"))
+                matched += 1
+                if expected is None:
+                    null_matched += 1
+                continue
+            agreed = agree(expected, predicted)
+            try:
+                python_eq = bool(expected == predicted)
+            except Exception:  # pragma: no cover - JSON values always compare
+                python_eq = False
+            if python_eq != agreed:
+                tally.eq_differs.append(key)
+            if agreed:
+                append((key, "match", expected, predicted, "equal"))
+                matched += 1
+                if expected is None:
+                    null_matched += 1
             else:
-                reason = f"expected {short(expected)}, got {short(predicted)}"
-                append((key, field_result(leaf_path(names.get(key, key)), "wrong", 0.0, expected, predicted, reason)))
+                tally.misses.append(len(rows))
+                append((key, "wrong", expected, predicted, f"expected {short(expected)}, got {short(predicted)}"))
             continue
         shallower = next((key[:cut] for cut in range(len(key), -1, -1) if key[:cut] in out), None)
         if shallower == key:  # held by keys that differ only in case
@@ -178,10 +308,15 @@ def compare_leaves(
                 status, reason = "wrong", f"expected {short(expected)}, got a non-empty container"
             elif null_is_missing and expected is None:
                 status, predicted, reason = "match", None, "no value on either side (null, and missing from the output)"
+                tally.null_missing += 1
             else:
                 status, predicted, reason = "missed", None, "missing from the output"
-        score = 1.0 if status == "match" else 0.0
-        append((key, field_result(leaf_path(names.get(key, key)), status, score, expected, predicted, reason)))
+        if status == "match":
+            matched += 1
+            null_matched += expected is None
+        else:
+            tally.misses.append(len(rows))
+        append((key, status, expected, predicted, reason))
     if extras:
         gt_parents: set[Steps] | None = None  # worked out only when the output has a leaf the truth lacks
         for key, predicted in out.items():
@@ -193,9 +328,14 @@ def compare_leaves(
                 continue
             if (skip_nulls or null_is_missing) and predicted is None:
                 continue
-            path = leaf_path(names.get(key, key))
-            append((key, field_result(path, "invented", 0.0, None, predicted, "not in the ground truth")))
-    return results
+            tally.misses.append(len(rows))
+            append((key, "invented", None, predicted, "not in the ground truth"))
+    tally.matched += matched
+    tally.null_matched += null_matched
+    return rows
+
+
+_ABSENT = object()
 
 
 #: Rendered leaf paths, shared by calls: documents of one schema repeat the same leaves.

@@ -25,7 +25,7 @@ from jsonpath_ng.ext import parse as _parse_jsonpath
 from ..errors import FieldPathError
 from .values import json_type
 
-__all__ = ["FieldPath", "parse_field_path", "parse_fields", "render_path", "resolve_path"]
+__all__ = ["FieldPath", "is_list_index", "parse_field_path", "parse_fields", "render_path", "resolve_path"]
 
 _INDEX = re.compile(r"-?(0|[1-9][0-9]*)")
 _POINTER_INDEX = re.compile(r"0|[1-9][0-9]*")
@@ -252,6 +252,11 @@ def _either_index(token: str) -> int | None:
             _EITHER.clear()
         found = _EITHER[token] = int(token) if _INDEX.fullmatch(token) else None
     return found  # type: ignore[return-value]
+
+
+def is_list_index(token: str) -> bool:
+    """Whether a token is a JSON Pointer list index: a non-negative ASCII integer without leading zeros."""
+    return _POINTER_INDEX.fullmatch(token) is not None
 
 
 def _where(depth: int, token: Any) -> str:

@@ -8,11 +8,20 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
-__all__ = ["EVALUATED_BY_PREFIX", "FieldResult", "JsonMatchResult", "field_result", "python_eq_differs", "with_notes"]
+__all__ = [
+    "EVALUATED_BY_PREFIX",
+    "FieldResult",
+    "JsonMatchResult",
+    "LeafResults",
+    "LeafRow",
+    "field_result",
+    "python_eq_differs",
+    "with_notes",
+]
 
 #: Prefix of `metadata["evaluated_by"]` on every row these evaluators write.
 EVALUATED_BY_PREFIX = "json_match:"
@@ -63,6 +72,98 @@ def field_result(
     return item
 
 
+#: One compared leaf, as the leaf comparison records it: `(leaf steps, status, expected, predicted, reason)`.
+LeafRow = tuple[Any, str, Any, Any, str]
+
+
+class LeafResults(Sequence[FieldResult]):
+    """The per-leaf results of JSON diff and exact match: a read-only sequence of `FieldResult`, built on first use.
+
+    A 1,000-leaf comparison records one small tuple per leaf (`LeafRow`); the `FieldResult`
+    objects (and their rendered paths) are made the first time the sequence is read, once.
+    It behaves as the tuple it builds: indexing, slicing (a tuple), iteration, `len`, `==`
+    with a tuple or another `LeafResults`, `hash`, `repr`, and pickling (as that tuple).
+
+    Args:
+        rows: One `LeafRow` per leaf, in order; a leaf's score is 1.0 when its status is
+            `match`, else 0.0. Or a function returning them, called once, when first needed;
+            it must not depend on anything the caller can still change.
+        render: The path to show for a leaf's steps.
+    """
+
+    __slots__ = ("_items", "_make_rows", "_render", "_rows_made")
+
+    def __init__(self, rows: Sequence[LeafRow] | Callable[[], Sequence[LeafRow]], render: Callable[[Any], str]) -> None:
+        self._rows_made: Sequence[LeafRow] | None = None if callable(rows) else rows
+        self._make_rows = rows if callable(rows) else None
+        self._render = render
+        self._items: tuple[FieldResult, ...] | None = None
+
+    @property
+    def _rows(self) -> Sequence[LeafRow]:
+        rows = self._rows_made
+        if rows is None:
+            assert self._make_rows is not None
+            rows = self._rows_made = self._make_rows()
+            self._make_rows = None
+        return rows
+
+    def _built(self) -> tuple[FieldResult, ...]:
+        items = self._items
+        if items is None:
+            render, make = self._render, field_result
+            items = self._items = tuple(
+                make(render(key), status, 1.0 if status == "match" else 0.0, expected, predicted, reason)
+                for key, status, expected, predicted, reason in self._rows
+            )
+        return items
+
+    def records(self) -> Iterator[tuple[str, str, float, Any, Any, str]]:
+        """`(path, status, score, expected, predicted, reason)` per leaf, without building `FieldResult`s."""
+        if self._items is not None:
+            for item in self._items:
+                yield item.path, item.status, item.score, item.expected, item.predicted, item.reason  # type: ignore[misc]
+            return
+        render = self._render
+        for key, status, expected, predicted, reason in self._rows:
+            yield render(key), status, 1.0 if status == "match" else 0.0, expected, predicted, reason
+
+    def statuses(self) -> Iterator[str]:
+        """Each leaf's status, in order, without building `FieldResult`s."""
+        return (row[1] for row in self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> FieldResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[FieldResult, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> FieldResult | tuple[FieldResult, ...]:
+        return self._built()[index]
+
+    def __iter__(self) -> Iterator[FieldResult]:
+        return iter(self._built())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LeafResults):
+            return self._built() == other._built()
+        if isinstance(other, tuple):
+            return self._built() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._built())
+
+    def __repr__(self) -> str:
+        return repr(self._built())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return tuple, (self._built(),)
+
+
 @dataclass(frozen=True)
 class JsonMatchResult:
     """The outcome of one JSON evaluator on one pair.
@@ -73,7 +174,8 @@ class JsonMatchResult:
             that matched for multi-field match and diff.
         passed: The pass decision (see each function for its rule).
         reason: One line naming what failed, plus every note on where this differs from Agenta.
-        fields: Per-field detail, in path order.
+        fields: Per-field detail, in path order: a tuple, or for JSON diff and exact match a
+            `LeafResults` (the same sequence, built the first time it is read).
         field_scores: Score per configured path (multi-field), or the mean leaf score per
             top-level key (diff); fields that were not scored are left out.
         notes: The differences from Agenta that applied to this pair (also in `reason`).
@@ -85,7 +187,7 @@ class JsonMatchResult:
     score: float
     passed: bool
     reason: str
-    fields: tuple[FieldResult, ...] = ()
+    fields: Sequence[FieldResult] = ()
     field_scores: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     error: str | None = None
@@ -94,9 +196,15 @@ class JsonMatchResult:
     def counts(self) -> dict[str, int]:
         """`tp`/`fn`/`fa`/`fd`/`tn` over `fields`, as stickler counts them (tn: absent on both sides)."""
         counts = dict.fromkeys(("tp", "fn", "fa", "fd", "tn"), 0)
-        for item in self.fields:
-            counts[STATUS[item.status][0]] += 1
+        statuses = self.fields.statuses() if isinstance(self.fields, LeafResults) else (f.status for f in self.fields)
+        for status in statuses:
+            counts[STATUS[status][0]] += 1
         return counts
+
+    def _records(self) -> Iterable[tuple[str, str, float | None, Any, Any, str]]:
+        if isinstance(self.fields, LeafResults):
+            return self.fields.records()
+        return ((f.path, f.status, f.score, f.expected, f.predicted, f.reason) for f in self.fields)
 
     def non_matches(self) -> list[dict[str, Any]]:
         """The missed, invented and wrong fields as `StructuredOutputReport.non_matches_frame` records.
@@ -105,23 +213,27 @@ class JsonMatchResult:
             `{path, kind, category, expected, predicted, similarity, reason}` per field, where
             `similarity` is 0.0 for a wrong value and None for a missed or invented one.
         """
-        records = []
-        for item in self.fields:
-            category, kind = STATUS[item.status]
+        return self._non_matches(self._records())
+
+    @staticmethod
+    def _non_matches(records: Iterable[tuple[str, str, float | None, Any, Any, str]]) -> list[dict[str, Any]]:
+        found = []
+        for path, status, _, expected, predicted, reason in records:
+            category, kind = STATUS[status]
             if kind is None:
                 continue
-            records.append(
+            found.append(
                 {
-                    "path": item.path,
+                    "path": path,
                     "kind": kind,
                     "category": category,
-                    "expected": item.expected,
-                    "predicted": item.predicted,
+                    "expected": expected,
+                    "predicted": predicted,
                     "similarity": 0.0 if kind == "wrong" else None,
-                    "reason": item.reason,
+                    "reason": reason,
                 }
             )
-        return records
+        return found
 
     def to_metadata(self) -> dict[str, Any]:
         """The row metadata these evaluators write; plain JSON, so a report holding it saves.
@@ -131,25 +243,44 @@ class JsonMatchResult:
         """
         counts = self.counts
         tp, fp, fn = counts["tp"], counts["fa"] + counts["fd"], counts["fn"]
-        safe = _json_safe
-        non_matches = self.non_matches()
-        for record in non_matches:
-            record["expected"], record["predicted"] = safe(record["expected"]), safe(record["predicted"])
+        safe, as_is, isfinite = _json_safe, _AS_IS, math.isfinite
+        fields: list[dict[str, Any]] = []
+        non_matches: list[dict[str, Any]] = []
+        for path, status, score, expected, predicted, reason in self._records():
+            kind = type(expected)
+            if kind not in as_is and not (kind is float and isfinite(expected)):
+                expected = safe(expected)
+            kind = type(predicted)
+            if kind not in as_is and not (kind is float and isfinite(predicted)):
+                predicted = safe(predicted)
+            fields.append(
+                {
+                    "path": path,
+                    "status": status,
+                    "score": score,
+                    "expected": expected,
+                    "predicted": predicted,
+                    "reason": reason,
+                }
+            )
+            if status != "match" and status != "absent":
+                category, kind_name = STATUS[status]
+                non_matches.append(
+                    {
+                        "path": path,
+                        "kind": kind_name,
+                        "category": category,
+                        "expected": expected,
+                        "predicted": predicted,
+                        "similarity": 0.0 if kind_name == "wrong" else None,
+                        "reason": reason,
+                    }
+                )
         metadata: dict[str, Any] = {
             "evaluated_by": EVALUATED_BY_PREFIX + self.kind,
             "field_scores": safe(dict(self.field_scores)),
             "non_matches": non_matches,
-            "fields": [
-                {
-                    "path": f.path,
-                    "status": f.status,
-                    "score": f.score,
-                    "expected": safe(f.expected),
-                    "predicted": safe(f.predicted),
-                    "reason": f.reason,
-                }
-                for f in self.fields
-            ],
+            "fields": fields,
             "counts": counts,
             # Undefined ratios are None (NaN in the frames), never a silent 0.0.
             "precision": tp / (tp + fp) if tp + fp else None,
@@ -160,6 +291,10 @@ class JsonMatchResult:
         if self.error is not None:
             metadata["error"] = self.error
         return metadata
+
+
+#: Types `_json_safe` returns as they are.
+_AS_IS = frozenset({str, int, bool, type(None)})
 
 
 def _json_safe(value: Any) -> Any:

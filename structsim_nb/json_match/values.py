@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 from strands.agent.agent_result import AgentResult
 
+from .._jsonload import loads, shallow
 from ..answers import MAX_DEPTH, parse_answer
 from ..errors import GroundTruthError
 
@@ -121,6 +122,14 @@ def json_type(value: Any) -> str:
 
 def short(value: Any, limit: int = 60) -> str:
     """`value` as at most `limit` characters of JSON (strings quoted), for reasons; never raises."""
+    kind = type(value)
+    if kind is int and -(10**15) < value < 10**15:  # the common cases, written as json.dumps writes them
+        return int.__repr__(value)
+    if kind is float and math.isfinite(value):
+        text = float.__repr__(value)
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+    if kind is bool or value is None:
+        return "true" if value is True else "false" if value is False else "null"
     try:
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
     except (ValueError, RecursionError):  # an integer past Python's digit limit, a cycle, deep nesting
@@ -148,7 +157,9 @@ def _as_json(value: Any) -> tuple[bool, Any, str]:
     the same object, uncopied; a container is copied only where something in it changes (a
     tuple, a dict or list subclass), so reading a large document costs one walk, with no call
     for a scalar. Refused: non-JSON types and non-string keys, nesting deeper than `MAX_DEPTH`
-    (every reader after this one recurses), and a container that holds itself. Recursion is
+    (every reader after this one recurses; a value below depth `MAX_DEPTH`, the root at depth 0,
+    as `parse_answer` counts it, so an empty container at that depth passes), and a container
+    that holds itself. Recursion is
     bounded by `MAX_DEPTH`, so this never raises `RecursionError`: a reference cycle is caught
     by the depth bound, then told apart from deep nesting by one more walk.
     """
@@ -169,7 +180,7 @@ def _walk(value: Any, depth: int) -> tuple[bool, Any, str]:
         if isinstance(value, (str, bool, int, float)):  # subclasses of the JSON scalars
             return True, value, ""
         return False, None, f"holds a {kind.__name__}, which is not JSON data"
-    if depth >= MAX_DEPTH:
+    if depth >= MAX_DEPTH and value:  # something below depth MAX_DEPTH, as `parse_answer` counts it
         return False, None, _TOO_DEEP
     plain = _PLAIN
     if isinstance(value, dict):
@@ -240,13 +251,15 @@ def load_json_text(text: str) -> tuple[bool, Any, str]:
     deeper than `MAX_DEPTH` (`_as_json`).
     """
     try:
-        value = json.loads(text)
+        value = loads(text)
     except json.JSONDecodeError as exc:
         return False, None, f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
     except RecursionError:
         return False, None, f"nests deeper than {MAX_DEPTH} levels"
     except ValueError as exc:  # an integer over Python's conversion limit
         return False, None, str(exc)
+    if shallow(value, MAX_DEPTH):  # decoded JSON within the depth limit: nothing to convert or refuse
+        return True, value, ""
     return _as_json(value)
 
 
@@ -316,10 +329,8 @@ def read_text(text: str) -> JsonRead:
     parsed = parse_answer(text)
     if not parsed.found:
         return JsonRead(False, how="none", message=f"output is not JSON: {parsed.message}")
-    ok, value, _ = _as_json(parsed.value)
-    if not ok:  # pragma: no cover - parse_answer returns plain JSON types
-        return JsonRead(False, how=parsed.form, message=f"output read as {parsed.form} is not JSON data")
-    return JsonRead(True, value, parsed.form, parsed.message, parsed.syntax, parsed.span)
+    # parse_answer returns plain JSON types within MAX_DEPTH, the limit `_as_json` keeps: nothing to check again.
+    return JsonRead(True, parsed.value, parsed.form, parsed.message, parsed.syntax, parsed.span)
 
 
 def read_expected(expected: Any, *, deep: bool = True) -> Any:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from helpers import SEED_GT, SEED_OUT
+from helpers import SEED_GT, SEED_OUT, as_subclass, json_pair_strategy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from structsim_nb.errors import GroundTruthError
 from structsim_nb.json_match import (
@@ -116,3 +118,46 @@ class TestJsonDiff:
         assert json_diff("5", 5, compare_empty_containers=True).score == 1.0
         with pytest.raises(GroundTruthError):
             json_diff({"a": 1}, "not json")
+
+
+class TestNotes:
+    def test_a_missed_null_leaf_is_not_called_a_match(self):
+        """`null_is_missing=False`: a null ground-truth leaf the output lacks is missed, and the note says
+        only that null equals null, not "and a missing leaf"."""
+        result = json_diff({"a": None}, {"a": None, "b": None}, null_is_missing=False)
+        assert [f.status for f in result.fields] == ["match", "missed"]
+        assert "null equals null (Agenta scores null leaves 0)" in result.notes
+        assert json_diff({"a": None}, {"a": None, "b": None}).notes == (
+            "null equals null and a missing leaf (Agenta scores null leaves 0)",
+        )
+
+    def test_a_scalar_above_a_leaf_is_no_python_eq_difference(self):
+        """The output's `1` where the truth has `{"b": 1}` is wrong by both rules; no `==` note."""
+        result = json_diff({"a": 1}, {"a": {"b": 1}})
+        assert result.fields[0].status == "wrong" and result.notes == ()
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(pair=json_pair_strategy(), options=st.integers(0, 127))
+def test_given_dicts_score_as_the_general_path(pair, options):
+    """Dicts and lists given as they are are checked while flattened (one walk); a `dict` subclass holds
+    the same data and is read first: the results, notes and field scores included, are the same."""
+    truth, output = pair
+    flags = [(options >> bit) & 1 == 1 for bit in range(7)]
+    kwargs = dict(
+        compare_schema_only=flags[0],
+        case_insensitive_keys=flags[1],
+        penalize_extra_keys=flags[2],
+        skip_nulls=flags[3],
+        compare_empty_containers=flags[4],
+        null_is_missing=flags[5],
+        threshold=0.0 if flags[6] else None,
+    )
+
+    def run(actual, expected):
+        try:
+            return json_diff(actual, expected, **kwargs)
+        except GroundTruthError as exc:
+            return str(exc)
+
+    assert run(output, truth) == run(as_subclass(output), as_subclass(truth))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import as_subclass, json_pair_strategy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -121,3 +122,13 @@ class TestReasonsTellTheTruth:
         assert not exact_match(Contact(name="A"), {"name": "A"}, null_is_missing=False).passed
         nulls = exact_match({"a": 1, "b": None}, {"a": 1})
         assert nulls.passed and "null-valued keys read as absent" in nulls.reason
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(pair=json_pair_strategy(), ignore_case=st.booleans(), null_is_missing=st.booleans())
+def test_given_dicts_score_as_the_general_path(pair, ignore_case, null_is_missing):
+    """Dicts and lists given on both sides take one walk per side (or none, when identical); a
+    `dict` subclass holds the same data and takes the general path: the results are the same."""
+    truth, output = pair
+    options = {"ignore_case": ignore_case, "null_is_missing": null_is_missing}
+    assert exact_match(output, truth, **options) == exact_match(as_subclass(output), as_subclass(truth), **options)

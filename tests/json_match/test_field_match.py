@@ -6,7 +6,9 @@ import json
 import re
 
 import pytest
-from helpers import SEED_FIELDS, SEED_GT, SEED_OUT, evaluate_row
+from helpers import SEED_FIELDS, SEED_GT, SEED_OUT, as_subclass, evaluate_row, json_pair_strategy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from structsim_nb import StructuredOutputSimilarity
@@ -344,3 +346,27 @@ class TestReasonsTellTheTruth:
         )
         assert "Python ==" not in result.reason  # Agenta's 0 on every field is stated once, with its real cause
         assert "cut inside the string value of 'email'" in json_diff(cut, {"name": "Ada"}).reason
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(pair=json_pair_strategy(), both_absent=st.sampled_from(["skip", "match", "miss"]), nulls=st.booleans())
+def test_given_dicts_score_as_the_general_path(pair, both_absent, nulls):
+    """Two dicts given as they are resolve each simple path in one walk per side, and score Agenta's
+    reading from it; a `dict` subclass holds the same data and takes the general path (our resolver and
+    the Agenta emulation): the results, notes included, are the same."""
+    truth, output = pair
+    if not isinstance(truth, dict):
+        truth = {"a": truth}
+    paths = ["a", "a.b", "b.0", "0", "1", "A", "c", "b.-1", "a.00", "a.b.0", "0.a", "$.a", "/a/0", 'a["b"]']
+    options = {"fields": paths, "both_absent": both_absent, "null_is_missing": nulls}
+    fast = json_field_match(output, truth, **options)
+    assert fast == json_field_match(as_subclass(output), as_subclass(truth), **options)
+
+
+@pytest.mark.parametrize("path", ["a.0", "a.1", "a.-1", "a.00", "a.01", "a.\u00b2", "a.\u0663", "a.2", "b.x", "a.0.x"])
+@pytest.mark.parametrize("output", [{"a": [5, 6], "b": "s"}, {"a": [5, 7]}, {"a": {"0": 5, "-1": 6, "00": 5}}])
+def test_list_index_tokens_read_as_the_general_path(path, output):
+    """Tokens that Agenta's `str.isdigit` reads differently from ours (`-1`, `00`, `²`) leave the one-walk path."""
+    truth = {"a": [5, 6], "b": "s"}
+    fast = json_field_match(output, truth, fields=[path], both_absent="match")
+    assert fast == json_field_match(as_subclass(output), as_subclass(truth), fields=[path], both_absent="match")

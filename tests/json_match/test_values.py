@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from structsim_nb.answers import MAX_DEPTH, parse_answer
 from structsim_nb.errors import GroundTruthError
-from structsim_nb.json_match.values import as_json, check_threshold, read_expected, read_output, same_value
+from structsim_nb.json_match.flatten import flatten_json
+from structsim_nb.json_match.values import (
+    as_json,
+    check_threshold,
+    load_json_text,
+    read_expected,
+    read_output,
+    same_value,
+)
 
 
 class TestSameValue:
@@ -64,3 +75,33 @@ class TestAsJson:
     def test_non_json_anywhere_is_refused(self):
         assert as_json({"a": [1, {"b": {1, 2}}]}) == (False, None)
         assert as_json({1: "a"}) == (False, None)
+
+
+class TestDepthLimit:
+    """`as_json`, `flatten_json` and `parse_answer` draw the nesting limit in the same place."""
+
+    @staticmethod
+    def _nest(depth: int, inner: object) -> object:
+        value = inner
+        for _ in range(depth):
+            value = [value]
+        return value
+
+    @pytest.mark.parametrize(
+        ("depth", "inner", "accepted"),
+        [
+            (MAX_DEPTH, [], True),  # an empty array at depth MAX_DEPTH: nothing below it
+            (MAX_DEPTH, {}, True),
+            (MAX_DEPTH, 1, True),  # a scalar at depth MAX_DEPTH
+            (MAX_DEPTH + 1, 1, False),  # a scalar below depth MAX_DEPTH
+            (MAX_DEPTH + 1, [], False),
+        ],
+    )
+    def test_same_limit_everywhere(self, depth, inner, accepted):
+        value = self._nest(depth, inner)
+        text = json.dumps(value)
+        assert as_json(value)[0] is accepted
+        assert (flatten_json(value) is not None) is accepted
+        assert (parse_answer(text).value == value) is accepted
+        assert load_json_text(text)[0] is accepted
+        assert (read_output(text).value == value) is accepted

@@ -1,0 +1,63 @@
+"""Tests for structsim_nb.json_match.results: `LeafResults` is the tuple it builds, made on first read."""
+
+from __future__ import annotations
+
+import pickle
+
+from structsim_nb.json_match import FieldResult, json_diff
+from structsim_nb.json_match.results import JsonMatchResult, LeafResults
+
+
+def _rows():
+    return [(("a",), "match", 1, 1, "equal"), (("b", 0), "wrong", 2, 3, "expected 2, got 3")]
+
+
+def _render(steps):
+    return ".".join(map(str, steps))
+
+
+WANT = (
+    FieldResult("a", "match", 1.0, 1, 1, "equal"),
+    FieldResult("b.0", "wrong", 0.0, 2, 3, "expected 2, got 3"),
+)
+
+
+class TestLeafResults:
+    def test_behaves_as_the_tuple_it_builds(self):
+        leaves = LeafResults(_rows(), _render)
+        assert len(leaves) == 2 and leaves == WANT and WANT == leaves
+        assert leaves[1] == WANT[1] and leaves[-1] == WANT[-1] and leaves[:1] == WANT[:1]
+        assert list(leaves) == list(WANT) and hash(leaves) == hash(WANT) and repr(leaves) == repr(WANT)
+        assert leaves == LeafResults(_rows(), _render) and leaves != WANT[:1]
+        assert pickle.loads(pickle.dumps(leaves)) == WANT
+
+    def test_rows_made_once_when_first_needed(self):
+        calls = []
+
+        def rows():
+            calls.append(1)
+            return _rows()
+
+        leaves = LeafResults(rows, _render)
+        assert calls == []
+        assert list(leaves.statuses()) == ["match", "wrong"] and len(leaves) == 2 and leaves == WANT
+        assert calls == [1]
+
+    def test_records_need_no_field_results(self):
+        leaves = LeafResults(_rows(), _render)
+        assert list(leaves.records()) == [(f.path, f.status, f.score, f.expected, f.predicted, f.reason) for f in WANT]
+        assert leaves._items is None  # nothing was built
+
+    def test_a_result_with_leaf_results_equals_one_with_the_tuple(self):
+        lazy = JsonMatchResult("json_diff", 0.5, True, "r", LeafResults(_rows(), _render))
+        eager = JsonMatchResult("json_diff", 0.5, True, "r", WANT)
+        assert lazy == eager and lazy.counts == eager.counts and lazy.to_metadata() == eager.to_metadata()
+        assert lazy.non_matches() == eager.non_matches()
+
+
+def test_diff_metadata_holds_every_leaf():
+    result = json_diff({"a": 1, "b": [2, float("nan")]}, {"a": 1, "b": [3, float("nan")]})
+    metadata = result.to_metadata()
+    assert [f["path"] for f in metadata["fields"]] == ["a", "b[0]", "b[1]"]
+    assert metadata["fields"][2]["expected"] == "nan"  # non-finite floats made writable
+    assert [r["path"] for r in metadata["non_matches"]] == ["b[0]"] and metadata["counts"]["fd"] == 1

@@ -1,0 +1,84 @@
+"""Tests for structsim_nb._jsonload: `loads` is `json.loads`, value for value and error for error."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from structsim_nb._jsonload import loads, shallow
+
+JSON = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),  # past 64 bits too: orjson would read those as floats
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(),
+    ),
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(st.text(), children, max_size=4)),
+    max_leaves=20,
+)
+
+
+def _same(a, b):
+    """Equal with the same types throughout (`==` takes 1 == 1.0 == True)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b or (a != a and b != b)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(value=JSON, indent=st.sampled_from([None, 1]), ascii_only=st.booleans())
+def test_loads_is_json_loads(value, indent, ascii_only):
+    text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
+    assert _same(loads(text), json.loads(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "123456789012345678901234567890",  # past 64 bits: orjson reads a float
+        "-9223372036854775809",
+        '{"a": 12345678901234567890}',
+        "[NaN, Infinity, -Infinity]",  # json.loads reads these; orjson refuses
+        "1e400",
+        '"\\ud800"',  # a lone surrogate
+        '{"a": 1, "b": 2, "a": 3}',  # the last of repeated keys, in the first one's place
+        " [1.0, -0.0, 1E5] ",
+    ],
+)
+def test_where_orjson_differs_json_loads_reads(text):
+    assert _same(loads(text), json.loads(text))
+
+
+@pytest.mark.parametrize("text", ["{", "[1,]", "{'a': 1}", "", "nul", "[1] x"])
+def test_errors_are_json_loads_errors(text):
+    with pytest.raises(json.JSONDecodeError) as ours:
+        loads(text)
+    with pytest.raises(json.JSONDecodeError) as theirs:
+        json.loads(text)
+    assert (ours.value.msg, ours.value.pos) == (theirs.value.msg, theirs.value.pos)
+
+
+class TestShallow:
+    def test_vouches_only_for_plain_values_within_the_limit(self):
+        assert shallow({"a": [1, "x", None, 2.5, True, {}]}, 100)
+        assert shallow([[[]]], 4) and not shallow([[[]]], 3)  # a container at depth 2 sits at limit - 1 = 2
+        assert not shallow({"a": (1,)}, 100) and not shallow([{1, 2}], 100)  # not decoded JSON
+        assert not shallow(5, 100) and not shallow("x", 100)  # a scalar root is not vouched for
+
+    @settings(max_examples=200, deadline=None, derandomize=True)
+    @given(value=JSON)
+    def test_what_it_vouches_for_is_plain(self, value):
+        from structsim_nb.json_match.values import as_json
+
+        if shallow(value, 100):
+            ok, plain = as_json(value)
+            assert ok and plain is value
