@@ -8,9 +8,11 @@ sides; the script checks they give the same score (the inputs avoid the cases wh
 project deliberately differs: nulls, missing-on-both paths, case folding), then times each
 call, interleaved, and prints the median microseconds per call and ours / Agenta.
 
-Two figures for ours: the scoring function (`json_diff(...)`, returning a `JsonMatchResult`)
-and the Strands Evals row (`JsonDiff().evaluate(case)`, which also writes every field into the
-row's metadata, as a report stores it). Agenta returns a score and nothing else.
+Three figures for ours: the scoring function (`json_diff(...)`, returning a `JsonMatchResult`:
+score, pass, reason and notes; diff and exact match make their per-leaf `FieldResult`s when
+`fields` is first read), the function with every field read (`list(result.fields)`), and the
+Strands Evals row (`JsonDiff().evaluate(case)`, which also writes every field into the row's
+metadata, as a report stores it). Agenta returns a score and nothing else.
 
 Run: `python bench/json_match_speed.py [--runs 7]`. Timing is printed, never asserted.
 """
@@ -175,6 +177,8 @@ def workloads(rng: random.Random) -> list[tuple[str, Callable[[], Any], Callable
     small_p, large_p = altered(small, rng), altered(large, rng)
     large_text, large_p_text = json.dumps(large), json.dumps(large_p)
     prose = f"Here is the extraction:\n```json\n{large_p_text}\n```\nDone."
+    large_one_off = json.loads(large_text)
+    large_one_off["line_items"][-1]["quantity"] += 1
     field_eval, diff_eval, exact_eval, contains_eval = JsonFieldMatch(FIELDS), JsonDiff(), ExactMatch(), ContainsJson()
 
     def row(evaluator: Any, actual: Any, expected: Any) -> Callable[[], Any]:
@@ -195,7 +199,7 @@ def workloads(rng: random.Random) -> list[tuple[str, Callable[[], Any], Callable
             row(field_eval, large_p, large),
         ),
         (
-            "json_field_match, 10 fields, ~1,000 leaves, JSON text",
+            "json_field_match, 10 fields, ~1,000 leaves, text",
             lambda: agenta_multi_field(large_p_text, large_text, FIELDS),
             lambda: json_field_match(large_p_text, large_text, fields=field_eval._paths),
             row(field_eval, large_p_text, large_text),
@@ -225,7 +229,13 @@ def workloads(rng: random.Random) -> list[tuple[str, Callable[[], Any], Callable
             row(exact_eval, large, json.loads(large_text)),
         ),
         (
-            "contains_json, ~1,000 leaves in a fenced block",
+            "exact_match, ~1,000 leaves, one value differs",
+            lambda: agenta_exact_match(large, large_one_off),
+            lambda: exact_match(large, large_one_off),
+            row(exact_eval, large, large_one_off),
+        ),
+        (
+            "contains_json, ~1,000 leaves, fenced block",
             lambda: agenta_contains_json(prose),
             lambda: contains_json(prose),
             row(contains_eval, prose, None),
@@ -261,15 +271,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"JSON evaluators against Agenta's algorithms: median us per call over {args.runs} interleaved rounds "
         f"(python {sys.version.split()[0]}); load average {os.getloadavg()[0]:.2f}"
     )
-    print(f"{'workload':<52} {'Agenta':>9} {'ours':>9} {'ours row':>9} {'ours/Agenta':>12} {'row/Agenta':>11}")
+    print(
+        f"{'workload':<48} {'Agenta':>8} {'ours':>8} {'+fields':>8} {'row':>8} "
+        f"{'ours/A':>7} {'+fields/A':>9} {'row/A':>6}"
+    )
     for name, agenta, ours, row in named:
-        figures: dict[str, list[float]] = {"agenta": [], "ours": [], "row": []}
+        figures: dict[str, list[float]] = {"agenta": [], "ours": [], "fields": [], "row": []}
+
+        def with_fields(call: Callable[[], Any] = ours) -> Any:
+            result = call()
+            return list(result.fields)
+
         for index in range(args.runs):
-            calls = [("agenta", agenta), ("ours", ours), ("row", row)]
-            for key, call in calls[index % 3 :] + calls[: index % 3]:
+            calls = [("agenta", agenta), ("ours", ours), ("fields", with_fields), ("row", row)]
+            for key, call in calls[index % 4 :] + calls[: index % 4]:
                 figures[key].append(per_call(call, args.seconds))
-        a, o, r = (statistics.median(figures[key]) for key in ("agenta", "ours", "row"))
-        print(f"{name:<52} {a:>9.1f} {o:>9.1f} {r:>9.1f} {o / a:>11.2f}x {r / a:>10.2f}x")
+        a, o, f, r = (statistics.median(figures[key]) for key in ("agenta", "ours", "fields", "row"))
+        print(f"{name:<48} {a:>8.1f} {o:>8.1f} {f:>8.1f} {r:>8.1f} {o / a:>6.2f}x {f / a:>8.2f}x {r / a:>5.2f}x")
     print(f"scores identical to Agenta's on every workload: yes; load average now {os.getloadavg()[0]:.2f}")
     return 0
 

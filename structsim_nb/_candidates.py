@@ -35,7 +35,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._jsonload import loads, shallow
+from ._jsonload import loads_within
 from ._pyliteral import LiteralScan, scan_literal
 
 __all__ = ["Budget", "Tree", "last_structure", "plain", "read_whole", "scan_brackets"]
@@ -185,19 +185,23 @@ def _json_run(text: str, start: int, end: int) -> tuple[bool, int]:
     return stop == len(snippet), start + stop
 
 
-def _json_value(snippet: str) -> tuple[bool, Any]:
-    """`json.loads(snippet)`, or `(False, None)`; an over-long integer becomes a `_HugeInt` that `plain` refuses."""
+def _json_value(snippet: str, max_depth: int) -> tuple[bool, Any, bool]:
+    """`(found, json.loads(snippet), plain)`, or `(False, None, False)`; an over-long integer becomes a
+    `_HugeInt` that `plain` refuses. `plain`: the value is vouched to be plain JSON within `max_depth`
+    (`_jsonload.loads_within`), so `plain()` need not walk it.
+    """
     try:
-        return True, loads(snippet)
+        value, vouched = loads_within(snippet, max_depth)
+        return True, value, vouched
     except json.JSONDecodeError:
-        return False, None
+        return False, None, False
     except RecursionError:
-        return False, None
+        return False, None, False
     except ValueError:
         try:
-            return True, _LENIENT.decode(snippet)
+            return True, _LENIENT.decode(snippet), False
         except (ValueError, RecursionError):
-            return False, None
+            return False, None, False
 
 
 def _literal_value(snippet: str, budget: Budget) -> tuple[bool, Any]:
@@ -220,7 +224,7 @@ def read_whole(text: str, start: int, end: int, budget: Budget, *, literal: bool
     `python_literal`, or None. Cost: O(`end - start`).
     """
     snippet = text[start:end]
-    found, value = _json_value(snippet)
+    found, value, vouched = _json_value(snippet, budget.max_depth)
     syntax = "json"
     if not found:
         if not literal or not budget.spend(end - start):
@@ -235,7 +239,7 @@ def read_whole(text: str, start: int, end: int, budget: Budget, *, literal: bool
         syntax = "python_literal"
     if not found:
         return None
-    if syntax == "json" and shallow(value, budget.max_depth):  # decoded JSON within the depth limit: plain already
+    if syntax == "json" and vouched and isinstance(value, (dict, list)):  # plain JSON within the depth limit
         return value, syntax
     ok, value = plain(value, budget.max_depth, budget)
     if not ok or not isinstance(value, (dict, list)):
@@ -406,15 +410,16 @@ class _Search:
         snippet = self.text[self.tree.start[node] : self.tree.end[node]]
         if not self.budget.spend(len(snippet)):
             return None
+        vouched = False
         if as_json:
-            found, value = _json_value(snippet)
+            found, value, vouched = _json_value(snippet, self.budget.max_depth)
             syntax = "json"
         else:
             found, value = _literal_value(snippet, self.budget)
             syntax = "python_literal"
         if not found:
             return None
-        if as_json and shallow(value, self.budget.max_depth):  # decoded JSON within the depth limit: plain already
+        if vouched and isinstance(value, (dict, list) if structural else list):  # plain JSON within the limit
             return value, syntax
         ok, value = plain(value, self.budget.max_depth, self.budget)
         if not ok or not isinstance(value, (dict, list) if structural else list):

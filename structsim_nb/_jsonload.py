@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["loads", "shallow"]
+__all__ = ["loads", "loads_within", "shallow"]
 
 _DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
 _LONG_RUN = "0" * 19
@@ -49,6 +49,18 @@ def loads(text: str) -> Any:
         except orjson.JSONDecodeError:
             pass  # json.loads reads it, or raises its own error
     return json.loads(text)
+
+
+def loads_within(text: str, limit: int) -> tuple[Any, bool]:
+    """`(loads(text), within)`: the value, and whether it is vouched to nest within `limit` (see `shallow`).
+
+    Text with fewer than `limit - 1` opening brackets cannot nest that deep, so only longer
+    structures are walked. Raises as `loads` raises.
+    """
+    value = loads(text)
+    if text.count("{") + text.count("[") < limit - 1:
+        return value, True  # every container needs a bracket of its own; `loads` gives only plain types
+    return value, shallow(value, limit)
 
 
 def shallow(value: Any, limit: int) -> bool:
@@ -75,13 +87,17 @@ def shallow(value: Any, limit: int) -> bool:
 def _fits(items: Any, depth: int, bound: int) -> bool:
     scalars = _SCALARS
     for item in items:
+        if type(item) in scalars:  # most items: one test
+            continue
+        if depth >= bound:
+            return False
         kind = type(item)
         if kind is dict:
-            if depth >= bound or not _fits(item.values(), depth + 1, bound):
+            if not _fits(item.values(), depth + 1, bound):
                 return False
         elif kind is list:
-            if depth >= bound or not _fits(item, depth + 1, bound):
+            if not _fits(item, depth + 1, bound):
                 return False
-        elif kind not in scalars:
+        else:
             return False
     return True

@@ -218,11 +218,26 @@ def _repaired(text: str, found: ParsedAnswer | None, max_depth: int) -> ParsedAn
     """
     if found is not None and found.form in ("json", "python_literal"):
         return None  # the whole text parsed: nothing was cut
+    if found is not None and _no_bracket_outside(text, found):
+        return None
     fixed = repair_truncated(text, max_depth=max_depth)
     if fixed is None or (found is not None and found.span is not None and found.span[0] < fixed.start < found.span[1]):
         return None
     parsed = _result("repaired", text, fixed.start, len(text.rstrip()), fixed.value, "json", fixed.message)
     return replace(parsed, repairs=fixed.repairs)
+
+
+def _no_bracket_outside(text: str, found: ParsedAnswer) -> bool:
+    """Whether no `{` or `[` lies outside the complete JSON `found` spans, so no truncation can be used.
+
+    A structure still open where the text ends starts at a bracket; inside a complete JSON value
+    the truncation scan finds nothing open, or one that `_repaired` drops (it starts inside the
+    span). So the scan, linear but not free on a long answer, is skipped.
+    """
+    if found.syntax != "json" or found.span is None:
+        return False
+    start, end = found.span
+    return all(text.find(opener, *region) < 0 for opener in "{[" for region in ((0, start), (end, len(text))))
 
 
 def strip_think(text: str) -> str:

@@ -110,3 +110,29 @@ def _replace(value: Any, at: int, new: Any) -> None:
     if slots:
         node, key = slots[at % len(slots)]
         node[key] = new
+
+
+def answer_text_strategy() -> Any:
+    """Hypothesis: agent answers built from prose, fences, JSON and Python snippets, cut JSON, think blocks."""
+    from hypothesis import strategies as st
+
+    pieces = st.sampled_from(
+        [
+            "Here is the answer:",
+            "```json\n",
+            "\n```",
+            '{"a": 1, "b": [1, 2]}',
+            '{"a": "}", "b": "[x"}',
+            '[{"a": null}, {"b": true}]',
+            "{'a': (1, 2)}",
+            '{"a": [1, {"b": ',  # cut off
+            "<think>{'draft': 1}</think>",
+            " { ",
+            " ] ",
+            "Final Answer: ",
+            "\n",
+            "42",
+            '"quoted { text"',
+        ]
+    )
+    return st.lists(pieces, min_size=1, max_size=6).map("".join)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import answer_text_strategy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -307,13 +308,14 @@ class TestPlainValues:
         from structsim_nb import _candidates
 
         parsed: list[object] = []
-        original = _candidates.loads
+        original = _candidates.loads_within
 
-        def loads(text):
-            parsed.append(original(text))
-            return parsed[-1]
+        def loads_within(text, limit):
+            value, vouched = original(text, limit)
+            parsed.append(value)
+            return value, vouched
 
-        monkeypatch.setattr(_candidates, "loads", loads)  # where the candidates are read
+        monkeypatch.setattr(_candidates, "loads_within", loads_within)  # where the candidates are read
         value = parse_answer('{"a": [1, {"b": null}], "c": "x"}').value
         assert value == {"a": [1, {"b": None}], "c": "x"} and value is parsed[-1]
 
@@ -326,3 +328,19 @@ class TestPlainValues:
         assert parse_answer("[[[1]]]", max_depth=2).value != [[[1]]]
         assert parse_answer("[[[1]]]", max_depth=3).value == [[[1]]]
         assert parse_answer('{"a": {"b": []}}', max_depth=1).value != {"a": {"b": []}}
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(text=answer_text_strategy())
+def test_the_repair_scan_is_skipped_only_where_it_finds_nothing_to_use(text):
+    """`_repaired` skips the truncation scan when no bracket lies outside the complete JSON found; with
+    the scan run every time, every answer reads the same."""
+    from structsim_nb import answers
+
+    fast = parse_answer(text)
+    original = answers._no_bracket_outside
+    try:
+        answers._no_bracket_outside = lambda text, found: False
+        assert parse_answer(text) == fast
+    finally:
+        answers._no_bracket_outside = original

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structsim_nb._jsonload import loads, shallow
+from structsim_nb._jsonload import loads, loads_within, shallow
 
 JSON = st.recursive(
     st.one_of(
@@ -82,3 +82,10 @@ class TestShallow:
         if shallow(value, 100):
             ok, plain = as_json(value)
             assert ok and plain is value
+
+
+def test_loads_within_walks_only_text_with_enough_brackets():
+    deep = "[" * 120 + "]" * 120
+    assert loads_within(deep, 100) == (loads(deep), False)  # 120 openers: walked, and too deep
+    assert loads_within("[" * 98 + "]" * 98, 100)[1]  # 98 openers cannot nest to depth 99
+    assert loads_within('{"a": "[[[[[[", "b": [1]}', 5)[1] is True  # 8 openers, but walked: depth 1

@@ -12,11 +12,26 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..answers import MAX_CHARS
 from . import agenta
 from .results import FieldResult, JsonMatchResult, with_notes
-from .values import json_type, read_output, read_text, short
+from .values import JsonRead, json_type, read_output, read_text, short
 
 __all__ = ["contains_json"]
+
+
+def _agenta_reads_ours(text: str, read: JsonRead) -> bool:
+    """Whether Agenta's span (first `{` to last `}`) is exactly the JSON object found here, so it parses too.
+
+    The found snippet was read with `json.loads`'s rules, from the text as given (nothing blanked:
+    no `<think>` block; not a tail of an over-long text).
+    """
+    if not read.ok or read.syntax != "json" or read.how == "repaired" or read.span is None:
+        return False
+    start, end = read.span
+    if len(text) > MAX_CHARS or text.find("{") != start or text.rfind("}") != end - 1:
+        return False
+    return "<think" not in text.lower()
 
 
 def contains_json(actual: Any) -> JsonMatchResult:
@@ -49,7 +64,7 @@ def contains_json(actual: Any) -> JsonMatchResult:
             head = f"no JSON object or array: the output reads as a {json_type(read.value)} ({read.how})"
         else:
             head = f"no JSON object or array: {read.message}"
-        agenta_found = agenta.contains(actual)
+        agenta_found = True if _agenta_reads_ours(actual, read) else agenta.contains(actual)
         if agenta_found != found:
             why = "it parses only the span from the first '{' to the last '}'"
             notes.append(

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 from strands.agent.agent_result import AgentResult
 
-from .._jsonload import loads, shallow
+from .._jsonload import loads_within
 from ..answers import MAX_DEPTH, parse_answer
 from ..errors import GroundTruthError
 
@@ -251,14 +251,14 @@ def load_json_text(text: str) -> tuple[bool, Any, str]:
     deeper than `MAX_DEPTH` (`_as_json`).
     """
     try:
-        value = loads(text)
+        value, vouched = loads_within(text, MAX_DEPTH)
     except json.JSONDecodeError as exc:
         return False, None, f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
     except RecursionError:
         return False, None, f"nests deeper than {MAX_DEPTH} levels"
     except ValueError as exc:  # an integer over Python's conversion limit
         return False, None, str(exc)
-    if shallow(value, MAX_DEPTH):  # decoded JSON within the depth limit: nothing to convert or refuse
+    if vouched:  # plain JSON within the depth limit: nothing to convert or refuse
         return True, value, ""
     return _as_json(value)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from helpers import answer_text_strategy
+from hypothesis import given, settings
 
 from structsim_nb.json_match import (
     contains_json,
@@ -42,3 +44,19 @@ class TestContainsJson:
     def test_other_types_are_a_score_not_a_crash(self):
         result = contains_json(42)
         assert not result.passed and "Agenta raises" in result.reason
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(text=answer_text_strategy())
+def test_agenta_verdict_shortcut_agrees_with_the_emulation(text):
+    """Where the JSON found here is exactly Agenta's first-`{`-to-last-`}` span, Agenta's verdict is taken
+    as True without parsing again; everywhere, the result equals the one the emulation gives."""
+    from structsim_nb.json_match import contains as module
+
+    fast = contains_json(text)
+    original = module._agenta_reads_ours
+    try:
+        module._agenta_reads_ours = lambda text, read: False
+        assert contains_json(text) == fast
+    finally:
+        module._agenta_reads_ours = original
