@@ -16,7 +16,10 @@ and token counts. Then, in this process (start-up and imports excluded), rounds 
 - `evaluate --full-results`: the same, with every per-run report repeated inside `_aggregate.json`.
 
 It prints the median seconds of each over `--runs` rounds and scoring's share of the `evaluate` time
-(the target is at least 60%), where the rest of the time goes in the last round (reading the
+(the target is at least 60%) two ways: the separate `scoring` rounds against `evaluate`, and the time
+spent inside the scorer during `evaluate` itself (the scorer wrapped in a timer, as
+`evaluate_share.py` does; it includes what scoring costs in a process holding every report so far).
+It also prints where the rest of the time goes in the last round (reading the
 trajectories and scenarios, writing the files, moving them into place), and checks that two runs
 wrote byte-identical files. To compare with another checkout, run the script with that checkout's
 package first on the path: `PYTHONPATH=/path/to/checkout .venv/bin/python bench/evaluate_cost.py`.
@@ -32,8 +35,10 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import structsim_nb
+from structsim_nb.trajectories import pairs as pairs_module
 from structsim_nb.trajectories import runner
 from structsim_nb.trajectories.runner import join_records, load_scenarios, load_trajectories, run_evaluation, score_pair
 
@@ -153,6 +158,22 @@ def main() -> None:
             (work / "schema.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
             options = {"schema": str(work / "schema.json")}
         times: dict[str, list[float]] = {"scoring": [], "evaluate": [], "evaluate --full-results": []}
+        inside: dict[str, list[float]] = {"evaluate": [], "evaluate --full-results": []}
+        original = pairs_module.get_scorer
+        spent_in_scorer = [0.0]
+
+        def timed_get_scorer(name: str) -> Any:
+            scorer: Any = original(name)
+
+            def timed(*args: Any, **kwargs: Any) -> Any:
+                start = time.perf_counter()
+                try:
+                    return scorer(*args, **kwargs)
+                finally:
+                    spent_in_scorer[0] += time.perf_counter() - start
+
+            return timed
+
         written: list[dict[str, bytes]] = []
         for round_ in range(args.runs):
             start = time.perf_counter()
@@ -164,12 +185,17 @@ def main() -> None:
             times["scoring"].append(time.perf_counter() - start)
             for label, full in (("evaluate", False), ("evaluate --full-results", True)):
                 out = work / f"reports-{round_}-{int(full)}"
+                spent_in_scorer[0] = 0.0
+                pairs_module.get_scorer = timed_get_scorer  # type: ignore[assignment]
                 start = time.perf_counter()
                 try:
                     run_evaluation(trajectories, scenarios, out, scorer=args.scorer, options=options, full_results=full)
                 except TypeError:  # a version without full_results: the aggregate always repeats every report
                     run_evaluation(trajectories, scenarios, out, scorer=args.scorer, options=options)
+                finally:
+                    pairs_module.get_scorer = original
                 times[label].append(time.perf_counter() - start)
+                inside[label].append(spent_in_scorer[0] / times[label][-1])
                 if not full and len(written) < 2:
                     written.append(_files(out))
                 shutil.rmtree(out)
@@ -182,10 +208,11 @@ def main() -> None:
         scoring = statistics.median(times["scoring"])
         print(f"\npackage: {Path(structsim_nb.__file__).parent}")
         print(f"{args.trajectories:,} trajectories, {args.scorer}, one process; median of {args.runs} rounds")
-        print(f"{'what':28} {'seconds':>9} {'scoring share':>14}")
+        print(f"{'what':28} {'seconds':>9} {'scoring share':>14} {'in-run scorer share':>20}")
         for label, values in times.items():
             median = statistics.median(values)
-            print(f"{label:28} {median:9.2f} {scoring / median:14.0%}")
+            in_run = f"{statistics.median(inside[label]):20.0%}" if label in inside else f"{'':20}"
+            print(f"{label:28} {median:9.2f} {scoring / median:14.0%} {in_run}")
         same = len(written) == 2 and written[0] == written[1]
         print(f"two runs wrote byte-identical files: {'yes' if same else 'NO'}")
         rest = total - sum(spent.values())
