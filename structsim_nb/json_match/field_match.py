@@ -144,7 +144,8 @@ def json_field_match(
         return f"Agenta scores {theirs[item.path]:.1f}" if theirs is not None else "Agenta raises"
 
     results: list[FieldResult] = []
-    sides = (gt, read.value)
+    general: list[FieldResult] = []  # the fields not decided by the same-type scalar shortcut below
+    out = read.value
     for path in paths:
         if not read.ok:
             e_found, e_value, e_why = resolve_path(path, gt)
@@ -154,25 +155,39 @@ def json_field_match(
             continue
         before = len(notes)
         tokens = _simple_tokens(path)
-        literal = tokens is not None and len(tokens) > 1 and any(isinstance(d, dict) and path.text in d for d in sides)
-        if literal:
+        if (
+            tokens is not None
+            and len(tokens) > 1
+            and ((isinstance(gt, dict) and path.text in gt) or (isinstance(out, dict) and path.text in out))
+        ):
             tokens = None  # a literal dotted key: `_literal_first` decides how it is read
         e_raw = a_raw = _UNSURE
         if tokens is not None:
-            e_raw, a_raw = _walk_plain(tokens, gt), _walk_plain(tokens, read.value)
+            e_raw, a_raw = _walk_plain(tokens, gt), _walk_plain(tokens, out)
+        kind = type(e_raw)
+        if kind is type(a_raw) and kind in _SAME_TYPE_SCALARS and e_raw == e_raw and a_raw == a_raw:
+            # Two scalars of one type (NaN aside): same_value, Python == and Agenta's reading all agree.
+            if given:
+                given_scores[path.text] = 1.0 if e_raw == a_raw else 0.0
+            if e_raw == a_raw:
+                results.append(field_result(path.text, "match", 1.0, e_raw, a_raw, "equal"))
+            else:
+                reason = f"expected {short(e_raw)}, got {short(a_raw)}"
+                results.append(field_result(path.text, "wrong", 0.0, e_raw, a_raw, reason))
+            continue
         if e_raw is not _UNSURE and a_raw is not _UNSURE:  # plain dicts and lists all the way: one walk each
             if given:
                 given_scores[path.text] = (
                     1.0 if (None if e_raw is _NOT_FOUND else e_raw) == (None if a_raw is _NOT_FOUND else a_raw) else 0.0
                 )
             e_found, e_value, e_why = (True, e_raw, "") if e_raw is not _NOT_FOUND else resolve_path(path, gt)
-            a_found, a_value, a_why = (True, a_raw, "") if a_raw is not _NOT_FOUND else resolve_path(path, read.value)
+            a_found, a_value, a_why = (True, a_raw, "") if a_raw is not _NOT_FOUND else resolve_path(path, out)
         else:
             if given:
                 given_scores[path.text] = _agenta_field(path, expected, actual)
-            path = _literal_first(path, gt, read.value, notes)
+            path = _literal_first(path, gt, out, notes)
             e_found, e_value, e_why = resolve_path(path, gt)
-            a_found, a_value, a_why = resolve_path(path, read.value)
+            a_found, a_value, a_why = resolve_path(path, out)
         if e_found and type(e_value) not in _SCALARS:
             e_json, e_plain = as_json(e_value)
             if not e_json:
@@ -185,7 +200,9 @@ def json_field_match(
             a_json, a_plain = as_json(a_value)
             if not a_json:
                 reason = f"the output holds a {type(a_value).__name__} here, which is not JSON data"
-                results.append(FieldResult(path.text, "wrong", 0.0, e_value if e_found else None, None, reason))
+                item = FieldResult(path.text, "wrong", 0.0, e_value if e_found else None, None, reason)
+                results.append(item)
+                general.append(item)
                 continue
             a_value = a_plain
         e_has = e_found and not (null_is_missing and e_value is None)
@@ -224,14 +241,16 @@ def json_field_match(
                 done = "not scored" if score is None else f"scored {score:.0f}"
                 notes.append(f"{path.text}: absent on both sides, {done} ({agenta_says(item)})")
         results.append(item)
+        general.append(item)
         if len(notes) > before:
             covered.add(path.text)
-    python_eq = python_eq_differs(results)
+    python_eq = python_eq_differs(general)
     if python_eq:
         notes.append(f"{', '.join(python_eq)}: compared by value, so True != 1 and NaN == NaN (Agenta uses Python ==)")
         covered.update(python_eq)
     whole = read.ok and read.how in ("value", "model", "json") and not isinstance(read.value, list)
-    if whole and theirs is not None:  # otherwise a note above already gives Agenta's 0 for every field
+    # Otherwise a note above already gives Agenta's 0 for every field; fields the shortcut decided score as Agenta's.
+    if whole and theirs is not None and (general or not given):
         notes += _agenta_differences(gt, read.value, paths, results, theirs, covered)
     scored = {item.path: item.score for item in results if item.score is not None}
     score = sum(scored.values()) / len(scored) if scored else 0.0
@@ -275,6 +294,7 @@ def _loaded(actual: Any, expected: Any, gt: Any, read: JsonRead) -> dict[str, An
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_SAME_TYPE_SCALARS = frozenset({str, int, float, bool})
 #: What `_walk_plain` returns when a path is missing, or when it cannot tell (see there).
 _NOT_FOUND, _UNSURE = object(), object()
 #: Dotted paths that resolve alike here and in Agenta's `resolve_any`, as their tokens (None: not such a path).
