@@ -105,7 +105,6 @@ def _phases() -> dict[str, float]:
         ("discover_trajectories", "read trajectories"),
         ("load_trajectories", "read trajectories"),
         ("load_scenarios", "read scenarios"),
-        ("_score_all", "score"),
     ):
         real = getattr(runner, name, None)
         if real is None:
@@ -202,9 +201,15 @@ def main() -> None:
             print(f"round {round_ + 1}: loading and joining {load:.2f} s", flush=True)
         spent = _phases()
         out = work / "reports-phases"
+        spent_in_scorer[0] = 0.0
+        pairs_module.get_scorer = timed_get_scorer  # type: ignore[assignment]
         start = time.perf_counter()
-        run_evaluation(trajectories, scenarios, out, scorer=args.scorer, options=options)
+        try:
+            run_evaluation(trajectories, scenarios, out, scorer=args.scorer, options=options)
+        finally:
+            pairs_module.get_scorer = original
         total = time.perf_counter() - start
+        spent["score"] = spent_in_scorer[0]
         scoring = statistics.median(times["scoring"])
         print(f"\npackage: {Path(structsim_nb.__file__).parent}")
         print(f"{args.trajectories:,} trajectories, {args.scorer}, one process; median of {args.runs} rounds")
