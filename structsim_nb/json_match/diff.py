@@ -12,6 +12,8 @@ from collections import Counter
 from operator import itemgetter
 from typing import Any
 
+from .._jsonload import loads
+from ..answers import MAX_CHARS
 from ..errors import GroundTruthError
 from .flatten import LeafTally, Steps, compare_rows, flatten, flatten_json, fold_keys, leaf_path
 from .paths import render_path
@@ -87,15 +89,15 @@ def json_diff(
     bar = check_threshold(threshold, 0.5)
     keep = compare_empty_containers
     dotted: list[bool] = []
-    # Data given as a dict or list is checked while it is flattened (one walk); anything that walk
-    # refuses is read the long way, which says why.
-    g_flat = flatten_json(expected, keep_empty=keep, dotted=dotted) if type(expected) in (dict, list) else None
+    # Data given as a dict or list, or as whole JSON text, is checked while it is flattened (one walk);
+    # anything that walk refuses is read the long way, which says why.
+    g_flat = _flat_given(expected, keep, dotted, text_is="data")
     if g_flat is None:
         g_flat = flatten(read_expected(expected), keep_empty=keep)
         dotted = [True] if any(isinstance(step, str) and "." in step for key in g_flat for step in key) else []
-    o_flat = flatten_json(actual, keep_empty=keep) if type(actual) in (dict, list) else None
+    o_flat = _flat_given(actual, keep, None, text_is="answer")
     if o_flat is not None:
-        read = _GIVEN
+        read = _GIVEN_TEXT if type(actual) is str else _GIVEN
     else:
         read = read_output(actual)
         o_flat = flatten(read.value, keep_empty=keep) if read.ok else {}
@@ -185,8 +187,35 @@ def json_diff(
     )
 
 
-#: How a dict or list given as the output was read (`read_output` would say the same, after a second walk).
+#: How a dict or list, or whole-text JSON, given as the output was read (`read_output` says the same, after
+#: a second walk).
 _GIVEN = JsonRead(True, None, "value")
+_GIVEN_TEXT = JsonRead(True, None, "json")
+
+
+def _flat_given(value: Any, keep: bool, dotted: list[bool] | None, *, text_is: str) -> dict[Steps, Any] | None:
+    """The leaves of a dict or list, or of text that is one JSON value, read in one checked walk; else None.
+
+    Text is read by `_jsonload.loads` (`json.loads`'s value). As a ground truth (`text_is="data"`)
+    any JSON text is read so, as `read_expected` reads it. As an answer (`"answer"`), only text
+    `parse_answer` reads the same way: a whole-text object or array (so its outer whitespace is
+    JSON's own), no `<think>` (it would blank a block, even inside a string), within `MAX_CHARS`.
+    None: take the long way.
+    """
+    if type(value) is str:
+        if text_is == "answer" and (len(value) > MAX_CHARS or "<think" in value.lower()):
+            return None  # (non-JSON whitespace around it fails `loads` below, as it fails Agenta)
+        try:
+            value = loads(value)
+        except (ValueError, RecursionError):
+            return None
+        if text_is == "answer" and type(value) not in (dict, list):
+            return None
+    elif type(value) not in (dict, list):
+        return None
+    return flatten_json(value, keep_empty=keep, dotted=dotted)
+
+
 _FIRST = itemgetter(0)
 
 

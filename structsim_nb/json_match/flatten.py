@@ -97,45 +97,52 @@ def _flatten_json_into(
     drop: bool = False,
 ) -> bool:
     kind = type(value)
-    if kind in _SCALARS or (kind not in (dict, list) and isinstance(value, (str, bool, int, float))):
+    if kind is dict:  # the common containers first, by exact type; subclasses and tuples after
+        is_dict = True
+    elif kind is list:
+        is_dict = False
+    elif kind in _SCALARS or isinstance(value, (str, bool, int, float)):
         if keep_empty or prefix:
             flat[prefix] = value
         return True
-    if not isinstance(value, (dict, list, tuple)) or (depth >= MAX_DEPTH and value):
+    elif isinstance(value, dict):
+        is_dict = True
+    elif isinstance(value, (list, tuple)):
+        is_dict = False
+    else:
         return False
-    scalars = _SCALARS
-    if isinstance(value, dict):
-        if not value:
-            if keep_empty:
-                flat[prefix] = value if kind is dict else {}
-            return True
-        kept = 0
-        for key, item in value.items():
-            if type(key) is not str and not isinstance(key, str):
-                return False
-            if drop and item is None:
-                continue
-            kept += 1
-            if type(item) in scalars:
-                flat[prefix + (key,)] = item
-            elif not _flatten_json_into(flat, item, (*prefix, key), keep_empty, depth + 1, dotted, drop):
-                return False
-        if not kept and keep_empty:  # every key was null: the object reads as an empty one
-            flat[prefix] = {}
-        if dotted is not None and not dotted and "." in "\0".join(value):
-            kept_items = ((key, item) for key, item in value.items() if not (drop and item is None))
-            if any("." in key and (keep_empty or _has_leaf(item)) for key, item in kept_items):
-                dotted.append(True)  # a key with a dot on some leaf's path
-        return True
     if not value:
         if keep_empty:
-            flat[prefix] = value if kind is list else []
+            flat[prefix] = value if kind is dict or kind is list else {} if is_dict else []
         return True
-    for step, item in enumerate(value):
-        if type(item) in scalars:
-            flat[prefix + (step,)] = item
-        elif not _flatten_json_into(flat, item, (*prefix, step), keep_empty, depth + 1, dotted, drop):
+    if depth >= MAX_DEPTH:
+        return False
+    scalars = _SCALARS
+    if not is_dict:
+        for step, item in enumerate(value):
+            if type(item) in scalars:
+                flat[prefix + (step,)] = item
+            elif not _flatten_json_into(flat, item, prefix + (step,), keep_empty, depth + 1, dotted, drop):
+                return False
+        return True
+    items = value.items()
+    if drop and None in value.values():  # null-valued keys left out (every key is still checked)
+        if any(type(key) is not str and not isinstance(key, str) for key in value):
             return False
+        items = [(key, item) for key, item in items if item is not None]
+        if not items and keep_empty:  # every key was null: the object reads as an empty one
+            flat[prefix] = {}
+    for key, item in items:
+        if type(key) is not str and not isinstance(key, str):
+            return False
+        if type(item) in scalars:
+            flat[prefix + (key,)] = item
+        elif not _flatten_json_into(flat, item, prefix + (key,), keep_empty, depth + 1, dotted, drop):
+            return False
+    if dotted is not None and not dotted and "." in "\0".join(value):
+        kept = ((key, item) for key, item in value.items() if not (drop and item is None))
+        if any("." in key and (keep_empty or _has_leaf(item)) for key, item in kept):
+            dotted.append(True)  # a key with a dot on some leaf's path
     return True
 
 

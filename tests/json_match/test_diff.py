@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from helpers import SEED_GT, SEED_OUT, as_subclass, json_pair_strategy
 from hypothesis import given, settings
@@ -161,3 +163,59 @@ def test_given_dicts_score_as_the_general_path(pair, options):
             return str(exc)
 
     assert run(output, truth) == run(as_subclass(output), as_subclass(truth))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    pair=json_pair_strategy(),
+    before=st.sampled_from(["", " ", "\n", "\u00a0", "<think>{'a': 1}</think>", "```json\n", "Answer: "]),
+    after=st.sampled_from(["", " \n", "\n```", "\u2003"]),
+    truth_as_text=st.booleans(),
+    keep=st.booleans(),
+)
+def test_text_read_in_one_walk_scores_as_the_general_path(pair, before, after, truth_as_text, keep):
+    """Whole-text JSON is loaded and flattened in one checked walk; anything else (prose, fences, think
+    blocks, non-JSON whitespace) takes `read_output`. Both ways give the same result."""
+    from structsim_nb.json_match import diff as module
+
+    truth, output = pair
+    actual = before + json.dumps(output) + after
+    expected = json.dumps(truth) if truth_as_text else truth
+
+    def run():
+        try:
+            return json_diff(actual, expected, compare_empty_containers=keep)
+        except GroundTruthError as exc:
+            return str(exc)
+
+    fast = run()
+    original = module._flat_given
+    try:
+        module._flat_given = lambda *args, **kwargs: None
+        assert run() == fast
+    finally:
+        module._flat_given = original
+
+
+@pytest.mark.parametrize(
+    "actual",
+    [
+        '{"a": "<think>x</think>"}',  # parse_answer blanks a think block, even inside a string
+        '{"a": "<THINK>x</think>"}',
+        ' {"a": "x"} ',
+        '\u00a0{"a": "x"}',  # not JSON whitespace: parse_answer strips it, json.loads does not
+        '[{"a": "x"}]',
+        '{"a": 12345678901234567890123}',
+    ],
+)
+def test_text_answers_the_one_walk_must_leave_to_parse_answer(actual):
+    from structsim_nb.json_match import diff as module
+
+    truth = {"a": "<think>x</think>"}
+    fast = json_diff(actual, truth)
+    original = module._flat_given
+    try:
+        module._flat_given = lambda *args, **kwargs: None
+        assert json_diff(actual, truth) == fast
+    finally:
+        module._flat_given = original

@@ -69,3 +69,21 @@ def test_flatten_json_is_flatten_of_the_json_reading(value, keep_empty):
         want = flatten(plain, keep_empty=keep_empty)
         assert got is not None and list(got) == list(want)
         assert all(same_value(got[key], want[key]) and type(got[key]) is type(want[key]) for key in want)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(value=JSONISH, keep_empty=st.booleans())
+def test_flatten_json_dropping_null_keys_is_flatten_of_drop_nulls(value, keep_empty):
+    from structsim_nb.json_match.values import drop_nulls
+
+    ok, plain = as_json(value)
+    dotted: list[bool] = []
+    got = flatten_json(value, keep_empty=keep_empty, drop_null_keys=True, dotted=dotted)
+    if not ok:
+        assert got is None
+        return
+    want = flatten(drop_nulls(plain), keep_empty=keep_empty)
+    assert got is not None and list(got) == list(want)
+    assert all(same_value(got[key], want[key]) and type(got[key]) is type(want[key]) for key in want)
+    # `dotted`: a key holding a '.' lies on some leaf's path
+    assert bool(dotted) == any(isinstance(step, str) and "." in step for key in want for step in key)
