@@ -43,23 +43,31 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 def loads(text: str) -> Any:
     """`json.loads(text)`: the same value, or the same exception (`JSONDecodeError`, `ValueError`, `RecursionError`)."""
+    return _loads(text)[0]
+
+
+def _loads(text: str) -> tuple[Any, bool]:
+    """`(json.loads(text), read_by_orjson)`; orjson's values hold no integer past 64 bits and no NaN."""
     if text.translate(_DIGITS_AS_ZERO).find(_LONG_RUN) < 0:
         try:
-            return orjson.loads(text)
+            return orjson.loads(text), True
         except orjson.JSONDecodeError:
             pass  # json.loads reads it, or raises its own error
-    return json.loads(text)
+    return json.loads(text), False
 
 
 def loads_within(text: str, limit: int) -> tuple[Any, bool]:
-    """`(loads(text), within)`: the value, and whether it is vouched to nest within `limit` (see `shallow`).
+    """`(loads(text), within)`: the value, and whether it is vouched to be plain within `limit` (see `shallow`).
 
-    Text with fewer than `limit - 1` opening brackets cannot nest that deep, so only longer
-    structures are walked. Raises as `loads` raises.
+    Only what orjson read is vouched for (so no integer is too long to write out, as the readers'
+    exact walk requires); text with fewer than `limit - 1` opening brackets cannot nest that deep,
+    so only longer structures are walked. Raises as `loads` raises.
     """
-    value = loads(text)
+    value, by_orjson = _loads(text)
+    if not by_orjson or limit < 2:
+        return value, False
     if text.count("{") + text.count("[") < limit - 1:
-        return value, True  # every container needs a bracket of its own; `loads` gives only plain types
+        return value, True  # every container needs a bracket of its own; orjson gives only plain types
     return value, shallow(value, limit)
 
 
@@ -75,8 +83,11 @@ def shallow(value: Any, limit: int) -> bool:
         True only for exact `dict` and `list` containers and exact `str`, `int`, `float`,
         `bool` and `None` scalars, nested so that no container sits at depth `limit - 1` or
         deeper. False says only "not vouched for": check it the exact way. A scalar root is
-        False too.
+        False too, and so is anything under a limit below 2. Integers are not measured: a
+        reader that refuses very long ones vouches only for what orjson read (`loads_within`).
     """
+    if limit < 2:
+        return False
     if type(value) is dict:
         return _fits(value.values(), 1, limit - 1)
     if type(value) is list:

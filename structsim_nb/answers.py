@@ -50,7 +50,7 @@ from .repair import repair_truncated
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FORMS", "ParsedAnswer", "parse_answer", "strip_think"]
+__all__ = ["FORMS", "ParsedAnswer", "has_think_tag", "parse_answer", "strip_think"]
 
 #: Every value `ParsedAnswer.form` can take.
 FORMS: tuple[str, ...] = ("json", "python_literal", "fenced", "prefixed", "embedded", "count", "repaired", "none")
@@ -238,6 +238,12 @@ def _no_bracket_outside(text: str, found: ParsedAnswer) -> bool:
         return False
     start, end = found.span
     return all(text.find(opener, *region) < 0 for opener in "{[" for region in ((0, start), (end, len(text))))
+
+
+def has_think_tag(text: str) -> bool:
+    """Whether `text` holds a `<think` opening tag (any case, as `parse_answer` matches it), so that
+    `parse_answer` may blank part of it; False means it reads the text as given."""
+    return _THINK_OPEN.search(text) is not None
 
 
 def strip_think(text: str) -> str:

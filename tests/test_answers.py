@@ -344,3 +344,9 @@ def test_the_repair_scan_is_skipped_only_where_it_finds_nothing_to_use(text):
         assert parse_answer(text) == fast
     finally:
         answers._no_bracket_outside = original
+
+
+def test_depth_limits_below_two_are_kept_exactly():
+    assert parse_answer("[1, 2]", max_depth=0).form == "none"
+    assert parse_answer("[]", max_depth=0).value == []
+    assert parse_answer("[1, 2]", max_depth=1).value == [1, 2]

@@ -89,3 +89,12 @@ def test_loads_within_walks_only_text_with_enough_brackets():
     assert loads_within(deep, 100) == (loads(deep), False)  # 120 openers: walked, and too deep
     assert loads_within("[" * 98 + "]" * 98, 100)[1]  # 98 openers cannot nest to depth 99
     assert loads_within('{"a": "[[[[[[", "b": [1]}', 5)[1] is True  # 8 openers, but walked: depth 1
+
+
+def test_only_what_orjson_read_is_vouched_for():
+    """json.loads reads integers of any length the readers refuse (past Python's digit limit to write),
+    so text it reads is never vouched for; nor is anything under a depth limit below 2."""
+    long_int = '{"a": ' + "9" * 4300 + "}"
+    assert loads_within(long_int, 100) == (json.loads(long_int), False)
+    assert loads_within("[1, 2]", 100) == ([1, 2], True)
+    assert loads_within("[1, 2]", 1) == ([1, 2], False) and not shallow([1, 2], 0) and not shallow([1], 1)

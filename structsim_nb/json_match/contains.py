@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..answers import MAX_CHARS
+from ..answers import MAX_CHARS, has_think_tag
 from . import agenta
 from .results import FieldResult, JsonMatchResult, with_notes
 from .values import JsonRead, json_type, read_output, read_text, short
@@ -31,7 +31,7 @@ def _agenta_reads_ours(text: str, read: JsonRead) -> bool:
     start, end = read.span
     if len(text) > MAX_CHARS or text.find("{") != start or text.rfind("}") != end - 1:
         return False
-    return "<think" not in text.lower()
+    return not has_think_tag(text)
 
 
 def contains_json(actual: Any) -> JsonMatchResult:

@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import Any
 
 from .._jsonload import loads
-from ..answers import MAX_CHARS
+from ..answers import MAX_CHARS, has_think_tag
 from ..errors import GroundTruthError
 from .flatten import LeafTally, Steps, compare_rows, flatten, flatten_json, fold_keys, leaf_path
 from .paths import render_path
@@ -203,7 +203,7 @@ def _flat_given(value: Any, keep: bool, dotted: list[bool] | None, *, text_is: s
     None: take the long way.
     """
     if type(value) is str:
-        if text_is == "answer" and (len(value) > MAX_CHARS or "<think" in value.lower()):
+        if text_is == "answer" and (len(value) > MAX_CHARS or has_think_tag(value)):
             return None  # (non-JSON whitespace around it fails `loads` below, as it fails Agenta)
         try:
             value = loads(value)

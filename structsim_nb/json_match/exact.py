@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .._jsonload import shallow
+from ..answers import MAX_DEPTH
 from . import agenta
 from .flatten import LeafTally, compare_rows, flatten, flatten_json, leaf_path
 from .results import FieldResult, JsonMatchResult, LeafResults, with_notes
@@ -148,13 +150,15 @@ def _identical(actual: Any, expected: Any) -> bool:
     """Whether two values are equal with the same types throughout: Python `==` and the same orjson bytes.
 
     `==` alone takes `1`, `1.0` and `True` as equal; orjson writes them differently (`1`, `1.0`,
-    `true`). orjson writes NaN and null alike, but `==` tells them apart. Both run in C.
+    `true`). orjson writes NaN and null alike, but `==` tells them apart. Both run in C. Subclasses
+    of str, int, dict and list are refused; an enum is not (orjson writes its value), so the caller
+    checks the types (`shallow`) before it takes one side's leaves for both.
     """
     import orjson
 
     try:
-        sort = orjson.OPT_SORT_KEYS
-        return bool(orjson.dumps(actual, option=sort) == orjson.dumps(expected, option=sort) and actual == expected)
+        option = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
+        return bool(orjson.dumps(actual, option=option) == orjson.dumps(expected, option=option) and actual == expected)
     except (TypeError, ValueError, RecursionError, orjson.JSONEncodeError):
         return False
 
@@ -170,7 +174,9 @@ def _given(
     leaf matches, and the results are made when first read. None when a side is not JSON data
     (the long way says why) or when null-valued keys decide the outcome (the note says how).
     """
-    if _identical(actual, expected):
+    if _identical(actual, expected) and shallow(actual, MAX_DEPTH) and shallow(expected, MAX_DEPTH):
+        # The same values of the same exact types (no enum, which orjson writes as its value): a leaf's
+        # predicted value is its expected one.
         g_flat = flatten_json(expected, drop_null_keys=null_is_missing)
         if g_flat is None:
             return None

@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ..answers import has_think_tag
 from ..errors import GroundTruthError
 from . import agenta
 from .paths import FieldPath, is_list_index, parse_fields, resolve_path
@@ -123,7 +124,8 @@ def json_field_match(
     # Agenta's per-field scores, for the notes. Two dicts given as they are (the common case) are
     # scored field by field below, from the same walk that resolves our values; anything else goes
     # through the emulation. None: Agenta raises on this ground truth.
-    given = type(expected) is dict and type(actual) is dict and read.ok
+    # Agenta reads the objects as given: so only where both were taken as they are (nothing converted).
+    given = type(expected) is dict and type(actual) is dict and read.ok and gt is expected and read.value is actual
     given_scores: dict[str, float] = {}  # filled in below when `given`
     theirs = (
         given_scores if given else agenta.field_scores(actual, expected, paths, **_loaded(actual, expected, gt, read))
@@ -286,7 +288,7 @@ def _loaded(actual: Any, expected: Any, gt: Any, read: JsonRead) -> dict[str, An
         type(actual) is str
         and read.ok
         and read.how == "json"
-        and "<think" not in actual.lower()
+        and not has_think_tag(actual)
         and actual.strip() == actual.strip(" \t\n\r")
     ):
         loaded["output_loaded"] = read.value
@@ -297,29 +299,36 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _SAME_TYPE_SCALARS = frozenset({str, int, float, bool})
 #: What `_walk_plain` returns when a path is missing, or when it cannot tell (see there).
 _NOT_FOUND, _UNSURE = object(), object()
-#: Dotted paths that resolve alike here and in Agenta's `resolve_any`, as their tokens (None: not such a path).
-_SIMPLE: dict[str, tuple[str, ...] | None] = {}
+#: Path text -> (its steps, its tokens if it resolves alike here and in Agenta's `resolve_any`, else None).
+_SIMPLE: dict[str, tuple[Any, tuple[str, ...] | None]] = {}
 
 
 def _simple_tokens(path: FieldPath) -> tuple[str, ...] | None:
     """The tokens of a dot path that this package and Agenta resolve the same way, else None.
 
-    That is a path of plain dot segments (no brackets) where a segment that could index a list
-    is a non-negative ASCII integer without leading zeros: `-1`, `01` or `²` index differently
-    (or not at all) in Agenta's `str.isdigit` reading.
+    That is a path of plain dot segments (every step `either`; no brackets; no empty segment, which
+    Agenta would read as part of a literal top-level key first) where a segment that could index a
+    list is a non-negative ASCII integer without leading zeros: `-1`, `01` or `²` index
+    differently (or not at all) in Agenta's `str.isdigit` reading.
     """
-    found = _SIMPLE.get(path.text, _UNSURE)
-    if found is _UNSURE:
-        tokens: tuple[str, ...] | None = None
-        if path.syntax == "dot" and "[" not in path.text and "]" not in path.text:
-            tokens = tuple(token for _, token in path.steps)
-            digitlike = (token for token in tokens if token.isdigit() or token.lstrip("-").isdigit())
-            if any(not is_list_index(token) for token in digitlike):
-                tokens = None
-        if len(_SIMPLE) > 10_000:
-            _SIMPLE.clear()
-        found = _SIMPLE[path.text] = tokens
-    return found  # type: ignore[return-value]
+    cached = _SIMPLE.get(path.text)
+    if cached is not None and (cached[0] is path.steps or cached[0] == path.steps):
+        return cached[1]
+    tokens: tuple[str, ...] | None = None
+    if (
+        path.syntax == "dot"
+        and path.steps
+        and all(kind == "either" and isinstance(token, str) for kind, token in path.steps)
+        and ".".join(token for _, token in path.steps) == path.text
+    ):
+        tokens = tuple(token for _, token in path.steps)
+        digitlike = (token for token in tokens if token.isdigit() or token.lstrip("-").isdigit())
+        if any(not is_list_index(token) for token in digitlike):
+            tokens = None
+    if len(_SIMPLE) > 10_000:
+        _SIMPLE.clear()
+    _SIMPLE[path.text] = (path.steps, tokens)
+    return tokens
 
 
 def _walk_plain(tokens: tuple[str, ...], data: Any) -> Any:

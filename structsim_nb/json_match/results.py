@@ -77,7 +77,10 @@ LeafRow = tuple[Any, str, Any, Any, str]
 
 
 class LeafResults(Sequence[FieldResult]):
-    """The per-leaf results of JSON diff and exact match: a read-only sequence of `FieldResult`, built on first use.
+    """The per-leaf results of JSON diff and exact match, recorded as rows: the `FieldResult`s are built on first use.
+
+    What `JsonMatchResult` stores for `fields` until they are read (`result.fields` is then the
+    tuple this builds).
 
     A 1,000-leaf comparison records one small tuple per leaf (`LeafRow`); the `FieldResult`
     objects (and their rendered paths) are made the first time the sequence is read, once.
@@ -164,6 +167,27 @@ class LeafResults(Sequence[FieldResult]):
         return tuple, (self._built(),)
 
 
+class _Fields:
+    """`JsonMatchResult.fields`: always a tuple of `FieldResult`, made from `LeafResults` when first read.
+
+    A data descriptor, so the dataclass's `__init__` stores what it is given (a tuple, or the
+    `LeafResults` of diff and exact match) and every read (`result.fields`, `==`, `repr`,
+    `dataclasses.asdict`, `replace`) sees the tuple. `counts`, `non_matches()` and
+    `to_metadata()` read the stored rows without building the tuple.
+    """
+
+    def __get__(self, obj: Any, objtype: Any = None) -> tuple[FieldResult, ...]:
+        if obj is None:
+            return ()  # the field's default
+        stored = obj.__dict__.get("_fields", ())
+        if isinstance(stored, LeafResults):
+            stored = obj.__dict__["_fields"] = stored._built()
+        return stored  # type: ignore[no-any-return]
+
+    def __set__(self, obj: Any, value: Sequence[FieldResult]) -> None:
+        obj.__dict__["_fields"] = value if isinstance(value, (LeafResults, tuple)) else tuple(value)
+
+
 @dataclass(frozen=True)
 class JsonMatchResult:
     """The outcome of one JSON evaluator on one pair.
@@ -174,8 +198,8 @@ class JsonMatchResult:
             that matched for multi-field match and diff.
         passed: The pass decision (see each function for its rule).
         reason: One line naming what failed, plus every note on where this differs from Agenta.
-        fields: Per-field detail, in path order: a tuple, or for JSON diff and exact match a
-            `LeafResults` (the same sequence, built the first time it is read).
+        fields: Per-field detail, in path order (a tuple; JSON diff and exact match build it
+            the first time it is read, from the rows they recorded).
         field_scores: Score per configured path (multi-field), or the mean leaf score per
             top-level key (diff); fields that were not scored are left out.
         notes: The differences from Agenta that applied to this pair (also in `reason`).
@@ -187,7 +211,7 @@ class JsonMatchResult:
     score: float
     passed: bool
     reason: str
-    fields: Sequence[FieldResult] = ()
+    fields: _Fields = _Fields()
     field_scores: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     error: str | None = None
@@ -196,15 +220,17 @@ class JsonMatchResult:
     def counts(self) -> dict[str, int]:
         """`tp`/`fn`/`fa`/`fd`/`tn` over `fields`, as stickler counts them (tn: absent on both sides)."""
         counts = dict.fromkeys(("tp", "fn", "fa", "fd", "tn"), 0)
-        statuses = self.fields.statuses() if isinstance(self.fields, LeafResults) else (f.status for f in self.fields)
+        stored = self.__dict__["_fields"]
+        statuses = stored.statuses() if isinstance(stored, LeafResults) else (f.status for f in stored)
         for status in statuses:
             counts[STATUS[status][0]] += 1
         return counts
 
     def _records(self) -> Iterable[tuple[str, str, float | None, Any, Any, str]]:
-        if isinstance(self.fields, LeafResults):
-            return self.fields.records()
-        return ((f.path, f.status, f.score, f.expected, f.predicted, f.reason) for f in self.fields)
+        stored = self.__dict__["_fields"]
+        if isinstance(stored, LeafResults):
+            return stored.records()
+        return ((f.path, f.status, f.score, f.expected, f.predicted, f.reason) for f in stored)
 
     def non_matches(self) -> list[dict[str, Any]]:
         """The missed, invented and wrong fields as `StructuredOutputReport.non_matches_frame` records.

@@ -124,17 +124,17 @@ def short(value: Any, limit: int = 60) -> str:
     """`value` as at most `limit` characters of JSON (strings quoted), for reasons; never raises."""
     kind = type(value)
     if kind is int and -(10**15) < value < 10**15:  # the common cases, written as json.dumps writes them
-        return int.__repr__(value)
-    if kind is float and math.isfinite(value):
+        text = int.__repr__(value)
+    elif kind is float and math.isfinite(value):
         text = float.__repr__(value)
-        return text if len(text) <= limit else text[: limit - 3] + "..."
-    if kind is bool or value is None:
-        return "true" if value is True else "false" if value is False else "null"
-    try:
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
-    except (ValueError, RecursionError):  # an integer past Python's digit limit, a cycle, deep nesting
-        text = f"<{type(value).__name__} that cannot be shown>"
-    text = repr(text) if isinstance(value, str) else text
+    elif kind is bool or value is None:
+        text = "true" if value is True else "false" if value is False else "null"
+    else:
+        try:
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+        except (ValueError, RecursionError):  # an integer past Python's digit limit, a cycle, deep nesting
+            text = f"<{type(value).__name__} that cannot be shown>"
+        text = repr(text) if isinstance(value, str) else text
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

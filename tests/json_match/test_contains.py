@@ -60,3 +60,15 @@ def test_agenta_verdict_shortcut_agrees_with_the_emulation(text):
         assert contains_json(text) == fast
     finally:
         module._agenta_reads_ours = original
+
+
+def test_a_number_too_long_to_write_out_is_not_json():
+    result = contains_json('{"a": ' + "9" * 4300 + "}")
+    assert result.score == 0.0 and "digits" in result.reason
+
+
+@pytest.mark.parametrize("tag", ["<think>", "<THINK>", "<th\u0131nk>", "<TH\u0130NK>"])
+def test_any_think_tag_parse_answer_matches_leaves_agentas_verdict_to_the_emulation(tag):
+    """`parse_answer` matches `<think` case-insensitively, dotless and dotted I included."""
+    text = '{"a": 1 ' + tag + "junk</think>}"
+    assert "Agenta scores False" in contains_json(text).reason

@@ -219,3 +219,9 @@ def test_text_answers_the_one_walk_must_leave_to_parse_answer(actual):
         assert json_diff(actual, truth) == fast
     finally:
         module._flat_given = original
+
+
+def test_keys_that_differ_only_in_case_are_no_python_eq_difference():
+    result = json_diff({"a": 1, "A": 1}, {"a": 1}, case_insensitive_keys=True)
+    assert result.fields[0].status == "wrong" and "differ only in case" in result.fields[0].reason
+    assert not any("Python ==" in note for note in result.notes)

@@ -132,3 +132,37 @@ def test_given_dicts_score_as_the_general_path(pair, ignore_case, null_is_missin
     truth, output = pair
     options = {"ignore_case": ignore_case, "null_is_missing": null_is_missing}
     assert exact_match(output, truth, **options) == exact_match(as_subclass(output), as_subclass(truth), **options)
+
+
+def test_subclass_values_are_kept_as_the_output_gives_them():
+    import enum
+
+    class Label(str):
+        pass
+
+    class Level(enum.IntEnum):
+        LOW = 1
+
+    for output, truth in (
+        ({"a": Label("x")}, {"a": "x"}),
+        ({"a": Level.LOW}, {"a": 1}),
+        ({"a": "x"}, {"a": Label("x")}),
+    ):
+        field = exact_match(output, truth).fields[0]
+        assert type(field.predicted) is type(output["a"]) and type(field.expected) is type(truth["a"])
+
+
+def test_agentas_verdict_on_an_enum_whose_value_is_not_its_text():
+    """json.dumps writes a str enum as its text ("x"); orjson would write its value ("ex")."""
+    import enum
+
+    class Tag(str, enum.Enum):
+        def __new__(cls, text: str, label: str) -> Tag:
+            member = str.__new__(cls, text)
+            member._value_ = label
+            return member
+
+        X = ("x", "ex")
+
+    result = exact_match({"a": Tag.X}, {"a": "x"})
+    assert result.passed and result.reason == "equal"  # Agenta's json.dumps texts are equal: no note

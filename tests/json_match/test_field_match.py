@@ -370,3 +370,28 @@ def test_list_index_tokens_read_as_the_general_path(path, output):
     truth = {"a": [5, 6], "b": "s"}
     fast = json_field_match(output, truth, fields=[path], both_absent="match")
     assert fast == json_field_match(as_subclass(output), as_subclass(truth), fields=[path], both_absent="match")
+
+
+@pytest.mark.parametrize("path", [".a", "a."])
+def test_paths_with_empty_segments_keep_agentas_literal_key_reading(path):
+    """Agenta reads the whole text as a literal top-level key first: `.a` is that key there, `a` here."""
+    result = json_field_match({"a": 2}, {path: 1, "a": 2}, fields=[path])
+    assert result.score == 1.0 and f"{path}: Agenta scores 0.0" in result.reason
+    dotted = json_field_match({"a": {"b": 2}}, {"a..b": 1, "a": {"b": 2}}, fields=["a..b"])
+    assert "read as the literal key 'a..b' on both sides" in dotted.reason
+
+
+def test_agentas_reading_is_of_the_objects_as_given_not_a_converted_copy():
+    """A side that orjson refuses (a lone surrogate) is read the long way, tuples becoming lists;
+    Agenta's resolver does not enter the tuple, and the note says so."""
+    result = json_field_match({"a": (1, 2), "s": "\ud800"}, {"a": [1, 2]}, fields=["a.0"])
+    assert result.score == 1.0 and "a.0: Agenta scores 0.0" in result.reason
+
+
+def test_a_hand_built_field_path_with_index_steps():
+    from structsim_nb.json_match.paths import FieldPath
+
+    path = FieldPath("x.1", "dot", (("either", "x"), ("index", 1)))
+    assert json_field_match({"x": [1, 2]}, {"x": [1, 2]}, fields=[path]).score == 1.0
+    key = FieldPath("x.1", "dot", (("either", "x"), ("key", "1")))  # same text, a key step
+    assert json_field_match({"x": [1, 2]}, {"x": [1, 2]}, fields=[key]).fields[0].status == "absent"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pickle
 
+import pytest
+
 from structsim_nb.json_match import FieldResult, json_diff
 from structsim_nb.json_match.results import JsonMatchResult, LeafResults
 
@@ -61,3 +63,35 @@ def test_diff_metadata_holds_every_leaf():
     assert [f["path"] for f in metadata["fields"]] == ["a", "b[0]", "b[1]"]
     assert metadata["fields"][2]["expected"] == "nan"  # non-finite floats made writable
     assert [r["path"] for r in metadata["non_matches"]] == ["b[0]"] and metadata["counts"]["fd"] == 1
+
+
+class TestFieldsAttribute:
+    def test_fields_is_always_a_tuple_built_once(self):
+        result = json_diff({"a": 1, "b": [2, 3]}, {"a": 1, "b": [2, 4]})
+        assert isinstance(result.__dict__["_fields"], LeafResults)  # recorded, not built
+        result.to_metadata(), result.counts, result.non_matches()
+        assert result.__dict__["_fields"]._items is None  # the report path never built them
+        fields = result.fields
+        assert type(fields) is tuple and result.fields is fields and [f.path for f in fields] == ["a", "b[0]", "b[1]"]
+
+    def test_dataclass_tools_see_the_tuple(self):
+        import dataclasses
+
+        result = json_diff({"a": 1}, {"a": 2})
+        as_dict = dataclasses.asdict(result)
+        assert as_dict["fields"] == (
+            {
+                "path": "a",
+                "status": "wrong",
+                "score": 0.0,
+                "expected": 2,
+                "predicted": 1,
+                "reason": "expected 2, got 1",
+            },
+        )
+        assert dataclasses.replace(result, score=0.5).fields == result.fields
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            result.fields = ()  # type: ignore[misc]
+        assert pickle.loads(pickle.dumps(json_diff({"a": 1}, {"a": 2}))) == result
+        assert JsonMatchResult("exact_match", 1.0, True, "equal").fields == ()
+        assert JsonMatchResult("exact_match", 1.0, True, "equal", [WANT[0]]).fields == (WANT[0],)

@@ -16,6 +16,7 @@ from structsim_nb.json_match.values import (
     read_expected,
     read_output,
     same_value,
+    short,
 )
 
 
@@ -105,3 +106,8 @@ class TestDepthLimit:
         assert (parse_answer(text).value == value) is accepted
         assert load_json_text(text)[0] is accepted
         assert (read_output(text).value == value) is accepted
+
+
+@pytest.mark.parametrize("value", [123456, 1.25e-7, True, None, "abcdef", [1, 2, 3]])
+def test_short_keeps_to_its_limit_for_every_type(value):
+    assert len(short(value, limit=5)) <= 5
