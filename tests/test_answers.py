@@ -338,12 +338,9 @@ def test_the_repair_scan_is_skipped_only_where_it_finds_nothing_to_use(text):
     from structsim_nb import answers
 
     fast = parse_answer(text)
-    original = answers._no_bracket_outside
-    try:
-        answers._no_bracket_outside = lambda text, found: False
+    with pytest.MonkeyPatch.context() as patch:  # not the fixture: hypothesis runs many examples
+        patch.setattr(answers, "_no_bracket_outside", lambda text, found: False)
         assert parse_answer(text) == fast
-    finally:
-        answers._no_bracket_outside = original
 
 
 def test_depth_limits_below_two_are_kept_exactly():

@@ -20,8 +20,6 @@ from typing import Any
 from pydantic import BaseModel
 from strands.agent.agent_result import AgentResult
 
-from .._jsonload import shallow
-from ..answers import MAX_DEPTH
 from .paths import FieldPath, parse_field_path, resolve_path
 
 __all__ = ["contains", "exact", "field_scores", "resolve"]
@@ -30,18 +28,10 @@ _MISSING = object()
 
 
 def exact(actual: Any, expected: Any) -> bool:
-    """Agenta's `auto_exact_match_v0`: equal str, or dicts with equal `json.dumps(sort_keys=True)`.
-
-    Two dicts of exact JSON types are first written by orjson (in C): different bytes there mean
-    different `json.dumps` text too (orjson writes every JSON value `json.dumps` tells apart
-    differently, except NaN and infinities, which it writes as null, and which can only make bytes
-    equal), so `json.dumps` runs only when the bytes are equal, or for other types.
-    """
+    """Agenta's `auto_exact_match_v0`: equal str, or dicts with equal `json.dumps(sort_keys=True)`."""
     if isinstance(actual, str) and isinstance(expected, str):
         return actual == expected
     if isinstance(actual, dict) and isinstance(expected, dict):
-        if not _orjson_equal(actual, expected):
-            return False
         try:
             return json.dumps(actual, sort_keys=True, default=repr) == json.dumps(
                 expected, sort_keys=True, default=repr
@@ -49,22 +39,6 @@ def exact(actual: Any, expected: Any) -> bool:
         except (ValueError, TypeError, RecursionError):  # Agenta would raise; only a note depends on this
             return False
     return False
-
-
-def _orjson_equal(a: dict[Any, Any], b: dict[Any, Any]) -> bool:
-    """False when orjson writes the two (keys sorted) differently and that says `json.dumps` would too.
-
-    Only for exact JSON types (`shallow`): orjson writes an enum as its value where `json.dumps`
-    writes a str or int enum's own text, so for anything else this says True and `json.dumps` decides.
-    """
-    import orjson
-
-    if not (shallow(a, MAX_DEPTH) and shallow(b, MAX_DEPTH)):
-        return True
-    try:
-        return bool(orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(b, option=orjson.OPT_SORT_KEYS))
-    except (TypeError, orjson.JSONEncodeError):  # pragma: no cover - exact JSON types always write
-        return True
 
 
 def contains(text: str) -> bool:

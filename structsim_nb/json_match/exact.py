@@ -146,21 +146,14 @@ def exact_match(
     return JsonMatchResult("exact_match", float(equal), equal, with_notes(head, notes), fields, {}, tuple(notes), error)
 
 
-def _identical(actual: Any, expected: Any) -> bool:
-    """Whether two values are equal with the same types throughout: Python `==` and the same orjson bytes.
-
-    `==` alone takes `1`, `1.0` and `True` as equal; orjson writes them differently (`1`, `1.0`,
-    `true`). orjson writes NaN and null alike, but `==` tells them apart. Both run in C. Subclasses
-    of str, int, dict and list are refused; an enum is not (orjson writes its value), so the caller
-    checks the types (`shallow`) before it takes one side's leaves for both.
-    """
+def _written(value: Any) -> bytes | None:
+    """`value` written by orjson with sorted keys, or None where it cannot write it (an integer past 64 bits)."""
     import orjson
 
     try:
-        option = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
-        return bool(orjson.dumps(actual, option=option) == orjson.dumps(expected, option=option) and actual == expected)
-    except (TypeError, ValueError, RecursionError, orjson.JSONEncodeError):
-        return False
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
 
 
 def _given(
@@ -170,20 +163,26 @@ def _given(
 
     Each side is checked and flattened at once (`flatten_json`, null-valued keys dropped with
     `null_is_missing`), and the leaves compared; the values are equal when every leaf matches
-    and the output has no other. Two identical values (`_identical`) skip the comparison: every
-    leaf matches, and the results are made when first read. None when a side is not JSON data
-    (the long way says why) or when null-valued keys decide the outcome (the note says how).
+    and the output has no other. None when a side is not JSON data (the long way says why) or
+    when Agenta's verdict differs (the long way writes the note).
+
+    Both sides of exact JSON types (`shallow`: no enum or other subclass) are also written by
+    orjson, once. orjson writes apart every pair of such values that `json.dumps` writes apart
+    (NaN and null alike aside, which `==` tells apart), so: the same bytes and `==` mean the same
+    values of the same types, every leaf matches, and a leaf's predicted value is its expected one
+    (the results are made when first read); different bytes mean Agenta's `json.dumps` texts differ.
     """
-    if _identical(actual, expected) and shallow(actual, MAX_DEPTH) and shallow(expected, MAX_DEPTH):
-        # The same values of the same exact types (no enum, which orjson writes as its value): a leaf's
-        # predicted value is its expected one.
+    written: tuple[bytes | None, bytes | None] = (None, None)
+    if shallow(actual, MAX_DEPTH) and shallow(expected, MAX_DEPTH):
+        written = _written(actual), _written(expected)
+    same_bytes = written[0] is not None and written[0] == written[1]
+    identical = same_bytes and actual == expected
+    if identical:
         g_flat = flatten_json(expected, drop_null_keys=null_is_missing)
         if g_flat is None:
             return None
         rows: Any = lambda: [(key, "match", value, value, "equal") for key, value in g_flat.items()]  # noqa: E731
         equal = True
-        if type(actual) is dict and type(expected) is dict:  # identical dicts: json.dumps writes them alike too
-            return JsonMatchResult("exact_match", 1.0, True, "equal", LeafResults(rows, leaf_path), {}, (), None)
     else:
         g_flat = flatten_json(expected, drop_null_keys=null_is_missing)
         o_flat = flatten_json(actual, drop_null_keys=null_is_missing)
@@ -196,7 +195,13 @@ def _given(
         tally = LeafTally()
         rows = compare_rows(g_flat, o_flat, agree=agree, extras=True, tally=tally)
         equal = not tally.misses
-    agenta_equal = agenta.exact(actual, expected)
+    both_written = None not in written
+    if type(actual) is dict and type(expected) is dict and both_written and not same_bytes:
+        agenta_equal = False  # json.dumps writes them apart too
+    elif type(actual) is dict and type(expected) is dict and identical:
+        agenta_equal = True
+    else:
+        agenta_equal = agenta.exact(actual, expected)
     if agenta_equal != equal:
         return None  # rare: the long way writes the note, which needs the values read in full
     if equal:

@@ -270,38 +270,18 @@ class JsonMatchResult:
         counts = self.counts
         tp, fp, fn = counts["tp"], counts["fa"] + counts["fd"], counts["fn"]
         safe, as_is, isfinite = _json_safe, _AS_IS, math.isfinite
-        fields: list[dict[str, Any]] = []
-        non_matches: list[dict[str, Any]] = []
+        records = []
         for path, status, score, expected, predicted, reason in self._records():
-            kind = type(expected)
-            if kind not in as_is and not (kind is float and isfinite(expected)):
+            if type(expected) not in as_is and not (type(expected) is float and isfinite(expected)):
                 expected = safe(expected)
-            kind = type(predicted)
-            if kind not in as_is and not (kind is float and isfinite(predicted)):
+            if type(predicted) not in as_is and not (type(predicted) is float and isfinite(predicted)):
                 predicted = safe(predicted)
-            fields.append(
-                {
-                    "path": path,
-                    "status": status,
-                    "score": score,
-                    "expected": expected,
-                    "predicted": predicted,
-                    "reason": reason,
-                }
-            )
-            if status != "match" and status != "absent":
-                category, kind_name = STATUS[status]
-                non_matches.append(
-                    {
-                        "path": path,
-                        "kind": kind_name,
-                        "category": category,
-                        "expected": expected,
-                        "predicted": predicted,
-                        "similarity": 0.0 if kind_name == "wrong" else None,
-                        "reason": reason,
-                    }
-                )
+            records.append((path, status, score, expected, predicted, reason))
+        fields = [
+            {"path": path, "status": status, "score": score, "expected": e, "predicted": p, "reason": reason}
+            for path, status, score, e, p, reason in records
+        ]
+        non_matches = self._non_matches(records)
         metadata: dict[str, Any] = {
             "evaluated_by": EVALUATED_BY_PREFIX + self.kind,
             "field_scores": safe(dict(self.field_scores)),

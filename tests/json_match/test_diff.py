@@ -189,12 +189,9 @@ def test_text_read_in_one_walk_scores_as_the_general_path(pair, before, after, t
             return str(exc)
 
     fast = run()
-    original = module._flat_given
-    try:
-        module._flat_given = lambda *args, **kwargs: None
+    with pytest.MonkeyPatch.context() as patch:  # not the fixture: hypothesis runs many examples
+        patch.setattr(module, "_flat_given", lambda *args, **kwargs: None)
         assert run() == fast
-    finally:
-        module._flat_given = original
 
 
 @pytest.mark.parametrize(
@@ -213,12 +210,9 @@ def test_text_answers_the_one_walk_must_leave_to_parse_answer(actual):
 
     truth = {"a": "<think>x</think>"}
     fast = json_diff(actual, truth)
-    original = module._flat_given
-    try:
-        module._flat_given = lambda *args, **kwargs: None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "_flat_given", lambda *args, **kwargs: None)
         assert json_diff(actual, truth) == fast
-    finally:
-        module._flat_given = original
 
 
 def test_keys_that_differ_only_in_case_are_no_python_eq_difference():
