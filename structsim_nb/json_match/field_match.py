@@ -121,10 +121,9 @@ def json_field_match(
             "Use exact_match for a single value"
         )
     read = read_output(actual, deep=False)
-    # Agenta's per-field scores, for the notes. Two dicts given as they are (the common case) are
-    # scored field by field below, from the same walk that resolves our values; anything else goes
-    # through the emulation. None: Agenta raises on this ground truth.
-    # Agenta reads the objects as given: so only where both were taken as they are (nothing converted).
+    # Agenta's per-field scores, for the notes. Where both sides are dicts taken as given (nothing converted,
+    # as Agenta reads them; the common case) they are scored field by field below, from the walk that resolves
+    # our values; anything else goes through the emulation. None: Agenta raises on this ground truth.
     given = type(expected) is dict and type(actual) is dict and read.ok and gt is expected and read.value is actual
     given_scores: dict[str, float] = {}  # filled in below when `given`
     theirs = (
