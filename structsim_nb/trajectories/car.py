@@ -242,32 +242,21 @@ def score_car(
         )
     ]
     matched_set, matched_optional_set = set(matched), set(matched_optional)
-    for term in required:
-        hit = term in matched_set
-        details.append(
-            KeyComparison(
-                f"answer.required_term.{escape_key(term)}",
-                term,
-                term if hit else "MISSING",
-                hit,
-                "term_present" if hit else "term_missing",
-                1.0 if hit else 0.0,
-                hit,
+    for kind, terms, found in (("required", required, matched_set), ("optional", optional, matched_optional_set)):
+        status = "term" if kind == "required" else "optional_term"
+        for term in terms:
+            hit = term in found
+            details.append(
+                KeyComparison(
+                    f"answer.{kind}_term.{escape_key(term)}",
+                    term,
+                    term if hit else "MISSING",
+                    hit,
+                    f"{status}_present" if hit else f"{status}_missing",
+                    1.0 if hit else 0.0,
+                    hit,
+                )
             )
-        )
-    for term in optional:
-        hit = term in matched_optional_set
-        details.append(
-            KeyComparison(
-                f"answer.optional_term.{escape_key(term)}",
-                term,
-                term if hit else "MISSING",
-                hit,
-                "optional_term_present" if hit else "optional_term_missing",
-                1.0 if hit else 0.0,
-                hit,
-            )
-        )
     car_score = 0.6 * float(key_match) + 0.4 * coverage
     logger.debug("mode=<%s>, key_match=<%s>, coverage=<%.3f> | scored car answer", gold_key, key_match, coverage)
     return StaticJsonScore(
