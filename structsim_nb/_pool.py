@@ -22,7 +22,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from ._pairs import Pair
-from ._signals import deferred_signals, raise_if_terminated, sigterm_raises, stop_workers, worker_init
+from ._signals import raise_if_terminated, sigterm_raises, stop_workers, worker_init
 from ._workers import Scored, WorkerSettings, error_row, score_chunk, wire
 
 logger = logging.getLogger(__name__)
@@ -72,14 +72,6 @@ def _chunks(source: Iterator[Pair], size: int) -> Iterator[list[Pair]]:
         yield chunk
 
 
-def _submit(pool: Any, fn: Callable[..., Any], *args: Any) -> Any:
-    """`pool.submit(fn, *args)` with SIGINT and SIGTERM held: a submit may start a worker process, and a
-    signal handled between its fork and the pool's record of it would leave a worker nobody stops (the
-    interpreter's exit then waits for it). A signal that arrives is delivered when the submit returns."""
-    with deferred_signals():
-        return pool.submit(fn, *args)
-
-
 def _new_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
     # Workers ignore Ctrl-C (the parent stops them) and die with the parent (`_signals.worker_init`).
     return concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=worker_init)
@@ -113,9 +105,7 @@ class _Quarantine:
             if self._pool is None:
                 self._pool = _new_pool(1)
             pending = chunk[len(results) :]
-            futures = [
-                _submit(self._pool, score_chunk, self._settings, wire([pair], self._settings)) for pair in pending
-            ]
+            futures = [self._pool.submit(score_chunk, self._settings, wire([pair], self._settings)) for pair in pending]
             for pair, future in zip(pending, futures, strict=True):
                 try:
                     results.extend(future.result())
@@ -180,7 +170,7 @@ def score_in_parallel(
     def submit(chunk: list[Pair]) -> None:
         target = pool
         try:
-            future = _submit(target, score_chunk, settings, wire(chunk, settings))
+            future = target.submit(score_chunk, settings, wire(chunk, settings))
         except (concurrent.futures.BrokenExecutor, RuntimeError) as exc:
             if not own:
                 # A broken executor of the caller's: its chunks go to the quarantine instead.
@@ -189,7 +179,7 @@ def score_in_parallel(
             else:
                 replace_pool(target)
                 target = pool
-                future = _submit(target, score_chunk, settings, wire(chunk, settings))
+                future = target.submit(score_chunk, settings, wire(chunk, settings))
         inflight.append((chunk, future, target))
 
     def collect() -> Iterator[tuple[Pair, Scored]]:
@@ -270,7 +260,7 @@ def map_ordered(
         with sigterm_raises():
             while chunk := list(itertools.islice(source, chunk_size)):
                 raise_if_terminated()
-                inflight.append(_submit(pool, _apply_chunk, fn, chunk))
+                inflight.append(pool.submit(_apply_chunk, fn, chunk))
                 while len(inflight) >= capacity:
                     yield from inflight.popleft().result()
             while inflight:
