@@ -22,7 +22,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from ._pairs import Pair
-from ._signals import raise_if_terminated, sigterm_raises, stop_workers, worker_init
+from ._signals import held_for_fork, raise_if_terminated, sigterm_raises, stop_workers, worker_init
 from ._workers import Scored, WorkerSettings, error_row, score_chunk, wire
 
 logger = logging.getLogger(__name__)
@@ -72,6 +72,22 @@ def _chunks(source: Iterator[Pair], size: int) -> Iterator[list[Pair]]:
         yield chunk
 
 
+def _submit(
+    pool: concurrent.futures.Executor, own: bool, fn: Callable[..., Any], *args: Any
+) -> concurrent.futures.Future[Any]:
+    """`pool.submit(fn, *args)`; on a pool of our own (`_new_pool`) with the signals held, as it may start workers.
+
+    See `_signals.held_for_fork`: without it, a Ctrl-C during the submit could leave a worker the pool
+    never recorded (and the interpreter waits for it at exit), and a SIGTERM reaching a just-forked
+    worker before `worker_init` would be swallowed. Only our pools: their `worker_init` unblocks the
+    signals, which a caller's executor's workers would never do.
+    """
+    if not own:
+        return pool.submit(fn, *args)
+    with held_for_fork():
+        return pool.submit(fn, *args)
+
+
 def _new_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
     # Workers ignore Ctrl-C (the parent stops them) and die with the parent (`_signals.worker_init`).
     return concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=worker_init)
@@ -105,7 +121,9 @@ class _Quarantine:
             if self._pool is None:
                 self._pool = _new_pool(1)
             pending = chunk[len(results) :]
-            futures = [self._pool.submit(score_chunk, self._settings, wire([pair], self._settings)) for pair in pending]
+            futures = [
+                _submit(self._pool, True, score_chunk, self._settings, wire([pair], self._settings)) for pair in pending
+            ]
             for pair, future in zip(pending, futures, strict=True):
                 try:
                     results.extend(future.result())
@@ -170,7 +188,7 @@ def score_in_parallel(
     def submit(chunk: list[Pair]) -> None:
         target = pool
         try:
-            future = target.submit(score_chunk, settings, wire(chunk, settings))
+            future = _submit(target, own, score_chunk, settings, wire(chunk, settings))
         except (concurrent.futures.BrokenExecutor, RuntimeError) as exc:
             if not own:
                 # A broken executor of the caller's: its chunks go to the quarantine instead.
@@ -179,7 +197,7 @@ def score_in_parallel(
             else:
                 replace_pool(target)
                 target = pool
-                future = target.submit(score_chunk, settings, wire(chunk, settings))
+                future = _submit(target, own, score_chunk, settings, wire(chunk, settings))
         inflight.append((chunk, future, target))
 
     def collect() -> Iterator[tuple[Pair, Scored]]:
@@ -207,13 +225,16 @@ def score_in_parallel(
                 yield from collect()
         interrupted = False
     finally:
-        for _, future, _ in inflight:  # only left over when interrupted
-            future.cancel()
         quarantine.close(now=interrupted)
         if own and interrupted:
-            stop_workers(pool)  # terminated now, not after the chunks they hold
-        elif own:
-            pool.shutdown(wait=False, cancel_futures=True)
+            # Terminated now, not after the chunks they hold. The broken pool fails its own futures:
+            # cancelling them here as well makes it raise InvalidStateError before Python 3.12.
+            stop_workers(pool)
+        else:
+            for _, future, _ in inflight:  # only left over when interrupted
+                future.cancel()
+            if own:
+                pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _apply_chunk(fn: Callable[[Any], Any], chunk: list[Any]) -> list[Any]:
@@ -260,7 +281,7 @@ def map_ordered(
         with sigterm_raises():
             while chunk := list(itertools.islice(source, chunk_size)):
                 raise_if_terminated()
-                inflight.append(pool.submit(_apply_chunk, fn, chunk))
+                inflight.append(_submit(pool, own, _apply_chunk, fn, chunk))
                 while len(inflight) >= capacity:
                     yield from inflight.popleft().result()
             while inflight:
@@ -268,9 +289,10 @@ def map_ordered(
                 yield from inflight.popleft().result()
         interrupted = False
     finally:
-        for future in inflight:  # only left over on an error or an interrupt
-            future.cancel()
         if own and interrupted:
-            stop_workers(pool)
-        elif own:
-            pool.shutdown(wait=False, cancel_futures=True)
+            stop_workers(pool)  # it fails its own futures (see `score_in_parallel`)
+        else:
+            for future in inflight:  # only left over on an error or an interrupt
+                future.cancel()
+            if own:
+                pool.shutdown(wait=False, cancel_futures=True)

@@ -13,10 +13,17 @@ results. Three helpers close that gap:
   them finish the chunks they hold.
 - `deferred_signals()`: hold SIGINT and SIGTERM during a short step that must not be cut in half
   (moving a reports folder into place), then deliver them.
+- `held_for_fork()`: around a pool submit that may start worker processes. Besides holding the
+  signals in the parent (so a worker is never started without the pool recording it), it blocks
+  them at the OS level while the workers are forked: a forked worker inherits the parent's Python
+  handlers, and until `worker_init` replaces them a SIGTERM from `stop_workers` would raise
+  `Terminated` inside the fork machinery, where it is swallowed ("Exception ignored"), and the
+  worker would live on; with the signals blocked they wait, and `worker_init` unblocks them.
 
-`worker_init()` is the pool initializer: workers ignore Ctrl-C (the parent handles it) and, on
-Linux, are sent SIGTERM by the kernel if the parent dies without cleaning up (`kill -9`).
-Signal handlers can only be set from the main thread; elsewhere the helpers do nothing extra.
+`worker_init()` is the pool initializer: workers ignore Ctrl-C (the parent handles it), end at
+once on SIGTERM and, on Linux, are sent SIGTERM by the kernel if the parent dies without cleaning
+up (`kill -9`). Signal handlers can only be set from the main thread; elsewhere the helpers do
+nothing extra.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ __all__ = [
     "Terminated",
     "clear_terminated",
     "deferred_signals",
+    "held_for_fork",
     "raise_if_terminated",
     "raise_terminated",
     "sigterm_raises",
@@ -49,6 +57,7 @@ __all__ = [
 ]
 
 _PR_SET_PDEATHSIG = 1
+_STOPPING = frozenset({signal.SIGINT, signal.SIGTERM})
 
 
 class Terminated(KeyboardInterrupt):
@@ -149,6 +158,25 @@ def deferred_signals() -> Iterator[None]:
                 os.kill(os.getpid(), number)
 
 
+@contextlib.contextmanager
+def held_for_fork() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while the block may fork worker processes; see the module docstring.
+
+    In the parent the signals are delivered when the block ends (as `deferred_signals`). A worker
+    forked inside starts with both blocked at the OS level (the signal mask is inherited, also
+    across exec) until `worker_init` has set its own handlers. Where `pthread_sigmask` is missing
+    (Windows) only the parent-side hold applies.
+    """
+    mask = getattr(signal, "pthread_sigmask", None)
+    with deferred_signals():
+        previous = mask(signal.SIG_BLOCK, _STOPPING) if mask is not None else None
+        try:
+            yield
+        finally:
+            if mask is not None and previous is not None:
+                mask(signal.SIG_SETMASK, previous)
+
+
 def stop_workers(pool: Executor | None) -> None:
     """Terminate a process pool's worker processes now (SIGTERM), and shut it down without waiting.
 
@@ -174,10 +202,16 @@ def stop_workers(pool: Executor | None) -> None:
 def worker_init() -> None:
     """Pool worker initializer: ignore Ctrl-C (the parent's to handle), end at once on SIGTERM (a forked
     worker inherits the parent's handler, whose exception the pool would catch and carry on), and
-    on Linux die with the parent."""
+    on Linux die with the parent.
+
+    A worker started inside `held_for_fork` has both signals blocked until here; they are unblocked
+    once the handlers above are set, so a SIGTERM that arrived in between ends the worker now.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     clear_terminated()
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):  # only a safety net: without it a kill -9 leaves orphans
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)

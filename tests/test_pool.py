@@ -145,6 +145,52 @@ def test_a_signal_stops_every_worker_of_a_pool_run(tmp_path, signal_name):
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
+_SLOW_STARTING_RUN = """
+import os, sys, time
+os.register_at_fork(after_in_child=lambda: time.sleep(1.0))  # a worker takes 1 s to reach worker_init
+sys.path.insert(0, sys.argv[1])
+from invoice_corpus import MODEL, make_pairs
+from structsim_nb import score_dataset
+
+pairs = make_pairs(400)
+print("scoring", flush=True)
+try:
+    score_dataset(pairs, model_cls=MODEL, workers=2, progress=False)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(130)
+print("finished", flush=True)
+"""
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
+def test_a_signal_while_workers_are_starting_stops_them_cleanly(signal_name):
+    """Workers just forked (not yet in `worker_init`) still die at once, and nothing is printed.
+
+    A forked worker inherits the parent's handlers; without `held_for_fork` the SIGTERM sent to it
+    raised inside the fork hooks ("Exception ignored"), the worker lived on, and the interpreter could
+    wait for it at exit. Cancelling the broken pool's futures also printed InvalidStateError (< 3.12).
+    """
+    import signal
+
+    process = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_STARTING_RUN, str(Path(__file__).parent)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
+    workers = _workers_of(process.pid, 2)
+    process.send_signal(getattr(signal, signal_name))
+    stdout, stderr = process.communicate(timeout=60)
+    if signal_name == "SIGTERM":
+        assert process.returncode == -signal.SIGTERM, stderr
+    else:
+        assert process.returncode == 130 and "interrupted" in stdout, stderr
+    assert _gone(workers, timeout=10) == []
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
+
+
 _KILLED_RUN = """
 import sys
 sys.path.insert(0, sys.argv[1])

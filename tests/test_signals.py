@@ -6,10 +6,11 @@ import signal
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import pytest
 
-from structsim_nb._signals import Terminated, deferred_signals, sigterm_raises, stop_workers
+from structsim_nb._signals import Terminated, deferred_signals, held_for_fork, sigterm_raises, stop_workers, worker_init
 
 _SCRIPT = textwrap.dedent(
     """
@@ -74,3 +75,40 @@ def test_terminated_is_a_keyboard_interrupt_and_stop_workers_takes_any_executor(
     with pytest.raises(RuntimeError):
         pool.submit(print)
     stop_workers(None)
+
+
+def _blocked_in_child(queue: Any) -> None:
+    before = signal.SIGTERM in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    worker_init()
+    after = signal.SIGTERM in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    queue.put((before, after))
+
+
+@pytest.mark.skipif(
+    not hasattr(signal, "pthread_sigmask") or sys.platform != "linux", reason="POSIX signal masks, fork"
+)
+def test_a_worker_forked_while_held_starts_with_the_signals_blocked_until_worker_init() -> None:
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    mask_before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    with held_for_fork():
+        assert {signal.SIGINT, signal.SIGTERM} <= signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        child = context.Process(target=_blocked_in_child, args=(queue,))
+        child.start()
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == mask_before  # the parent's mask is restored
+    assert queue.get(timeout=30) == (True, False)
+    child.join(timeout=30)
+
+
+def test_a_signal_during_held_for_fork_is_delivered_after_it() -> None:
+    import os
+
+    steps = []
+    with pytest.raises(KeyboardInterrupt):
+        with held_for_fork():
+            os.kill(os.getpid(), signal.SIGINT)
+            steps.append("the block ran on")
+        steps.append("not reached")
+    assert steps == ["the block ran on"]
