@@ -53,6 +53,7 @@ from typing import Any
 import orjson
 
 from .._jsondump import dump_bytes
+from .._heap import older_objects_frozen
 from .._signals import raise_if_terminated, sigterm_raises
 from .aggregate import REPORT_FORMAT_VERSION, build_aggregate
 from .pairs import Pair, join_records, score_pair
@@ -181,7 +182,7 @@ def run_evaluation(
     validate_options(scorer, options)
     out = ReportsFolder(reports_dir)
     out.check()
-    with sigterm_raises():
+    with sigterm_raises(), older_objects_frozen():  # collections skip the caller's heap (`_heap`)
         try:
             return _run(
                 trajectories,

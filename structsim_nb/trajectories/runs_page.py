@@ -8,12 +8,12 @@ its scorer's details), then whatever did not join and the problems.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
+from .._jsonload import loads
 from ..display import page
 from ..display.page import Column, Tile
 
@@ -22,12 +22,20 @@ __all__ = ["runs_page"]
 _RANK = {"error": 0, "failed": 1, "passed": 2}
 
 
+# What JSON text (as `json.loads` reads it: NaN and Infinity too) can start with, after white space.
+_JSON_STARTS = frozenset('{["-0123456789tfnNI')
+
+
 def _parsed(text: Any) -> Any:
-    """An answer as JSON when it is JSON text, else as it is."""
-    if isinstance(text, str):
+    """An answer as JSON when it is JSON text (as `json.loads` reads it), else as it is.
+
+    Prose is told from JSON by its first character, without a failed parse; text nested too deep
+    to read stays text.
+    """
+    if isinstance(text, str) and text.lstrip(" \t\n\r")[:1] in _JSON_STARTS:
         try:
-            return json.loads(text)
-        except ValueError:
+            return loads(text)
+        except (ValueError, RecursionError):
             return text
     return text
 

@@ -76,3 +76,25 @@ def test_the_run_writes_its_page_beside_the_aggregate_with_every_answer(run):
     data = _runs(html)
     assert all(detail["panes"][0]["title"] == "answer" for detail in data["details"])
     assert any(isinstance(detail["panes"][0]["value"], dict) for detail in data["details"])
+
+
+@pytest.mark.parametrize(
+    ("answer", "shown"),
+    [
+        ('  {"a": [1, 2.5, null]}', {"a": [1, 2.5, None]}),
+        ("NaN", None),  # read as json.loads reads it (a float NaN), which the page's JSON writes as null
+        ("12345678901234567890123", 12345678901234567890123),  # past 64 bits: still an integer
+        ("The pump is off.", "The pump is off."),
+        ("nope", "nope"),  # starts like JSON (`null`), is not
+        ("[" * 5000 + "]" * 5000, "[" * 5000 + "]" * 5000),  # too deep to read: stays text, no crash
+    ],
+)
+def test_an_answer_pane_holds_json_text_as_json_and_anything_else_as_text(answer, shown):
+    aggregate = {
+        "scorer": "static_json",
+        "totals": {"scenarios": 1},
+        "results": [{"status": "scored", "answer": answer}],
+    }
+    [detail] = _runs(runs_page(aggregate))["details"]
+    value = detail["panes"][0]["value"]
+    assert value == shown
