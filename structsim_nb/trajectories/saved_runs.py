@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
+from .._jsonload import loads
 from ..answers import strip_think
 from .ops import OPS_KEYS, read_ops
 from .walk import find_json_files
@@ -89,7 +90,7 @@ def _parse_trajectory(path: Path, base: _TrajectoryBase) -> Trajectory:
     except OSError as exc:
         return Trajectory(**base, error=f"trajectory file cannot be read: {exc.strerror or exc}")
     try:
-        raw = json.loads(text)
+        raw = loads(text)  # json.loads's value and errors, read by orjson where that is the same
     except json.JSONDecodeError as exc:
         return Trajectory(**base, error=f"trajectory file is not JSON: {exc}")
     except RecursionError:
