@@ -17,7 +17,9 @@ import collections
 import concurrent.futures
 import itertools
 import logging
+import multiprocessing
 import os
+import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
@@ -84,13 +86,21 @@ def _submit(
     """
     if not own:
         return pool.submit(fn, *args)
-    with held_for_fork():
+    with held_for_fork(forking=pool in _FORKING):
         return pool.submit(fn, *args)
+
+
+#: Our pools whose workers are forked (the start method was `fork` when the pool was made).
+_FORKING: weakref.WeakSet[concurrent.futures.Executor] = weakref.WeakSet()
 
 
 def _new_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
     # Workers ignore Ctrl-C (the parent stops them) and die with the parent (`_signals.worker_init`).
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=worker_init)
+    context = multiprocessing.get_context()  # the start method in force now, named so the pool keeps it
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=worker_init)
+    if context.get_start_method() == "fork":
+        _FORKING.add(pool)
+    return pool
 
 
 class _Quarantine:

@@ -159,15 +159,17 @@ def deferred_signals() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def held_for_fork() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM while the block may fork worker processes; see the module docstring.
+def held_for_fork(*, forking: bool = True) -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while the block may start worker processes; see the module docstring.
 
-    In the parent the signals are delivered when the block ends (as `deferred_signals`). A worker
-    forked inside starts with both blocked at the OS level (the signal mask is inherited, also
-    across exec) until `worker_init` has set its own handlers. Where `pthread_sigmask` is missing
-    (Windows) only the parent-side hold applies.
+    In the parent the signals are delivered when the block ends (as `deferred_signals`). With
+    `forking` (default True: the workers are forked), a worker started inside begins with both
+    blocked at the OS level (the signal mask is inherited) until `worker_init` has set its own
+    handlers. Pass False for a spawn or forkserver pool: its workers start a fresh interpreter with
+    no handler of ours, and a forkserver started inside would keep the mask for its whole life.
+    Where `pthread_sigmask` is missing (Windows) only the parent-side hold applies.
     """
-    mask = getattr(signal, "pthread_sigmask", None)
+    mask = getattr(signal, "pthread_sigmask", None) if forking else None
     with deferred_signals():
         previous = mask(signal.SIG_BLOCK, _STOPPING) if mask is not None else None
         try:

@@ -216,3 +216,20 @@ def test_workers_die_with_a_parent_killed_outright(tmp_path):
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
     assert _gone(workers) == []
+
+
+def test_only_a_forking_pool_starts_its_workers_with_the_signals_masked(monkeypatch):
+    """A spawn or forkserver pool's workers start a fresh interpreter: no mask (a forkserver would keep it)."""
+    import multiprocessing
+
+    from structsim_nb import _pool
+
+    if "fork" in multiprocessing.get_all_start_methods():
+        forking = _pool._new_pool(1)
+        assert (forking in _pool._FORKING) == (multiprocessing.get_start_method() == "fork")
+        forking.shutdown()
+    spawn = multiprocessing.get_context("spawn")
+    monkeypatch.setattr(_pool.multiprocessing, "get_context", lambda: spawn)
+    spawning = _pool._new_pool(1)
+    assert spawning not in _pool._FORKING
+    spawning.shutdown()

@@ -112,3 +112,17 @@ def test_a_signal_during_held_for_fork_is_delivered_after_it() -> None:
             steps.append("the block ran on")
         steps.append("not reached")
     assert steps == ["the block ran on"]
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_held_for_a_pool_that_does_not_fork_leaves_the_mask_alone_and_still_defers() -> None:
+    import os
+
+    mask_before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    steps = []
+    with pytest.raises(KeyboardInterrupt):
+        with held_for_fork(forking=False):
+            assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == mask_before
+            os.kill(os.getpid(), signal.SIGINT)
+            steps.append("the block ran on")
+    assert steps == ["the block ran on"]
