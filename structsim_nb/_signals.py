@@ -182,6 +182,8 @@ def held_for_fork(*, forking: bool = True) -> Iterator[None]:
 def stop_workers(pool: Executor | None) -> None:
     """Terminate a process pool's worker processes now (SIGTERM), and shut it down without waiting.
 
+    The pool cannot be used afterwards (its result pipe is closed on this side; see the comment below).
+
     Another kind of executor is only shut down (its pending work cancelled).
     """
     if pool is None:
@@ -189,6 +191,8 @@ def stop_workers(pool: Executor | None) -> None:
     if not isinstance(pool, ProcessPoolExecutor):
         pool.shutdown(wait=False, cancel_futures=True)
         return
+    # Read before shutdown() drops it: the pipe the workers write their results into (private, as below).
+    results_writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
     terminate: Callable[[], None] | None = getattr(pool, "terminate_workers", None)  # Python 3.14+
     if terminate is not None:
         with contextlib.suppress(Exception):
@@ -198,6 +202,14 @@ def stop_workers(pool: Executor | None) -> None:
         for process in list((getattr(pool, "_processes", None) or {}).values()):
             with contextlib.suppress(Exception):
                 process.terminate()
+    # A worker killed while writing a result leaves half a message in that pipe, and the pool's thread
+    # waits for the rest for ever: this process holds the pipe's write end too (it never writes there),
+    # so no end of file comes, and the interpreter waits for that thread at exit. With our end closed,
+    # the workers' deaths close the last ones and the thread sees end of file: the pool is broken, and
+    # its thread ends.
+    if results_writer is not None:
+        with contextlib.suppress(Exception):
+            results_writer.close()
     pool.shutdown(wait=False, cancel_futures=True)
 
 

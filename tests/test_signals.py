@@ -126,3 +126,31 @@ def test_held_for_a_pool_that_does_not_fork_leaves_the_mask_alone_and_still_defe
             os.kill(os.getpid(), signal.SIGINT)
             steps.append("the block ran on")
     assert steps == ["the block ran on"]
+
+
+_HALF_WRITTEN_RESULT = textwrap.dedent(
+    """
+    import concurrent.futures, multiprocessing, os, struct, time
+    from structsim_nb._signals import stop_workers, worker_init
+
+    context = multiprocessing.get_context("fork")
+    pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=context, initializer=worker_init)
+    pool.submit(int).result()  # the worker is up, and so is the pool's thread
+    thread = pool._executor_manager_thread
+    # Half a result message, as a worker killed in the middle of writing its result leaves it: a header
+    # announcing a megabyte, then ten bytes. The pool's thread reads the header and waits for the rest.
+    os.write(pool._result_queue._writer.fileno(), struct.pack("!i", 1_000_000) + b"x" * 10)
+    time.sleep(0.5)
+    stop_workers(pool)
+    thread.join(timeout=20)
+    print("stuck" if thread.is_alive() else "ended", flush=True)
+    os._exit(0)  # a stuck thread would hold the interpreter's exit
+    """
+)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="forked workers")
+def test_stop_workers_ends_the_pool_thread_waiting_for_the_rest_of_a_result() -> None:
+    """A worker killed mid-write left the pool's thread reading for ever, and the interpreter hung at exit."""
+    out = subprocess.run([sys.executable, "-c", _HALF_WRITTEN_RESULT], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "ended", out.stderr
