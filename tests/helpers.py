@@ -136,3 +136,24 @@ def answer_text_strategy() -> Any:
         ]
     )
     return st.lists(pieces, min_size=1, max_size=6).map("".join)
+
+
+def communicate_or_kill(process: Any, timeout: float) -> tuple[str, str]:
+    """`process.communicate(timeout=...)`; on a timeout the process and its children are killed first, so a
+    hung child fails its test without living on to slow the rest of the suite."""
+    import subprocess
+
+    import psutil
+
+    try:
+        return process.communicate(timeout=timeout)  # type: ignore[no-any-return]
+    except subprocess.TimeoutExpired:
+        try:
+            family = [*psutil.Process(process.pid).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            family = []
+        for member in family:
+            member.kill()
+        process.kill()
+        process.communicate()
+        raise

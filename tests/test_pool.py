@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import communicate_or_kill
 from invoice_corpus import MODEL, assert_only_row_failed, experiment_report, head, make_pairs
 
 from structsim_nb import StructuredOutputReport, score_dataset
@@ -92,7 +93,7 @@ def test_ctrl_c_stops_a_pool_run_without_writing_a_report(tmp_path):
     assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
     time.sleep(1.5)  # workers are busy scoring
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    stdout, stderr = communicate_or_kill(process, 60)
     assert process.returncode == 130, stderr
     assert "interrupted" in stdout
     assert not out.exists() and list(tmp_path.iterdir()) == []
@@ -136,7 +137,7 @@ def test_a_signal_stops_every_worker_of_a_pool_run(tmp_path, signal_name):
     assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
     workers = _workers_of(process.pid, 2)
     process.send_signal(getattr(signal, signal_name))
-    stdout, stderr = process.communicate(timeout=60)
+    stdout, stderr = communicate_or_kill(process, 60)
     if signal_name == "SIGTERM":
         assert process.returncode == -signal.SIGTERM, stderr  # ended by SIGTERM, as without us
     else:
@@ -182,7 +183,7 @@ def test_a_signal_while_workers_are_starting_stops_them_cleanly(signal_name):
     assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
     workers = _workers_of(process.pid, 2)
     process.send_signal(getattr(signal, signal_name))
-    stdout, stderr = process.communicate(timeout=60)
+    stdout, stderr = communicate_or_kill(process, 60)
     if signal_name == "SIGTERM":
         assert process.returncode == -signal.SIGTERM, stderr
     else:

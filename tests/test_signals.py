@@ -9,6 +9,7 @@ import textwrap
 from typing import Any
 
 import pytest
+from helpers import communicate_or_kill
 
 from structsim_nb._signals import Terminated, deferred_signals, held_for_fork, sigterm_raises, stop_workers, worker_init
 
@@ -34,7 +35,7 @@ def _run(setup: str) -> tuple[int, str]:
     )
     assert process.stdout is not None and process.stdout.readline().strip() == "ready"
     process.send_signal(signal.SIGTERM)
-    out, _ = process.communicate(timeout=30)
+    out, _ = communicate_or_kill(process, 30)
     return process.returncode, out
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import communicate_or_kill
 from pydantic import BaseModel
 
 from structsim_nb.cli import EXIT_BAD_INPUT, EXIT_FAILURES, EXIT_OK, main
@@ -255,7 +256,7 @@ def test_sigterm_stops_evaluate_workers_and_writes_nothing(tmp_path: Path) -> No
     assert len(workers) >= 2
     psutil.wait_procs([], timeout=0.5)  # let the workers start scoring
     process.send_signal(signal.SIGTERM)
-    stdout, stderr = process.communicate(timeout=60)
+    stdout, stderr = communicate_or_kill(process, 60)
     assert process.returncode == 143, stderr
     assert f"interrupted by SIGTERM: nothing was written; {reports} is as it was" in stderr
     _, alive = psutil.wait_procs(workers, timeout=20)
