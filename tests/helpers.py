@@ -63,14 +63,15 @@ def as_subclass(value: Any) -> Any:
     return value
 
 
-def json_pair_strategy() -> Any:
+def json_pair_strategy(*, booleans: bool = True) -> Any:
     """Hypothesis: `(ground truth, output)` JSON documents that share structure, with ties, nulls,
-    case-twins, dotted keys, digit keys, NaN, booleans beside integers and changed values."""
+    case-twins, dotted keys, digit keys, NaN, booleans beside integers (unless `booleans=False`) and
+    changed values."""
     from hypothesis import strategies as st
 
     scalar = st.one_of(
         st.none(),
-        st.booleans(),
+        st.booleans() if booleans else st.none(),
         st.integers(-2, 2),
         st.sampled_from([1.0, 0.0, 2.5, float("nan")]),
         st.sampled_from(["a", "A", " a", "b", "a.b", ""]),

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from .._jsonload import shallow
 from ..answers import MAX_DEPTH
 from . import agenta
-from .flatten import LeafTally, compare_rows, flatten, flatten_json, leaf_path
+from .flatten import LeafTally, compare_rows, flatten, flatten_differences, flatten_json, leaf_path
 from .results import FieldResult, JsonMatchResult, LeafResults, with_notes
 from .values import JsonRead, drop_nulls, json_type, load_json_text, read_expected, read_output, same_value, short
 
@@ -146,6 +146,11 @@ def exact_match(
     return JsonMatchResult("exact_match", float(equal), equal, with_notes(head, notes), fields, {}, tuple(notes), error)
 
 
+def _boolean(text: bytes) -> bool:
+    """Whether JSON bytes may hold a boolean (`true` or `false`; inside a string counts too)."""
+    return b"true" in text or b"false" in text
+
+
 def _written(value: Any) -> bytes | None:
     """`value` written by orjson with sorted keys, or None where it cannot write it (an integer past 64 bits)."""
     import orjson
@@ -177,25 +182,42 @@ def _given(
         written = _written(actual), _written(expected)
     same_bytes = written[0] is not None and written[0] == written[1]
     identical = same_bytes and actual == expected
+    both_written = None not in written
+
+    def agree(e: Any, p: Any) -> bool:
+        return same_value(e, p, ignore_case=ignore_case, strip=strip)
+
+    wrong: list[str] = []
     if identical:
         g_flat = flatten_json(expected, drop_null_keys=null_is_missing)
         if g_flat is None:
             return None
         rows: Any = lambda: [(key, "match", value, value, "equal") for key, value in g_flat.items()]  # noqa: E731
         equal = True
+    elif written[0] is not None and written[1] is not None and not (_boolean(written[0]) or _boolean(written[1])):
+        # Exact JSON types and no boolean (orjson wrote both; `true`/`false` appear in neither, so no True
+        # can equal a 1): the leaves of the subtrees `==` leaves apart decide the verdict and the reason;
+        # every row is made when the results are first read.
+        g_part, o_part = flatten_differences(expected, actual, drop_null_keys=null_is_missing)
+        tally = LeafTally()
+        found = compare_rows(g_part, o_part, agree=agree, extras=True, tally=tally)
+        equal = not tally.misses
+        wrong = [leaf_path(found[index][0]) for index in tally.misses[:5]]
+
+        def rows() -> list[Any]:
+            g_flat = flatten_json(expected, drop_null_keys=null_is_missing) or {}
+            o_flat = flatten_json(actual, drop_null_keys=null_is_missing) or {}
+            return compare_rows(g_flat, o_flat, agree=agree, extras=True)
+
     else:
         g_flat = flatten_json(expected, drop_null_keys=null_is_missing)
         o_flat = flatten_json(actual, drop_null_keys=null_is_missing)
         if g_flat is None or o_flat is None:
             return None
-
-        def agree(e: Any, p: Any) -> bool:
-            return same_value(e, p, ignore_case=ignore_case, strip=strip)
-
         tally = LeafTally()
         rows = compare_rows(g_flat, o_flat, agree=agree, extras=True, tally=tally)
         equal = not tally.misses
-    both_written = None not in written
+        wrong = [leaf_path(rows[index][0]) for index in tally.misses[:5]]
     if type(actual) is dict and type(expected) is dict and both_written and not same_bytes:
         agenta_equal = False  # json.dumps writes them apart too
     elif type(actual) is dict and type(expected) is dict and identical:
@@ -204,9 +226,5 @@ def _given(
         agenta_equal = agenta.exact(actual, expected)
     if agenta_equal != equal:
         return None  # rare: the long way writes the note, which needs the values read in full
-    if equal:
-        head = "equal"
-    else:
-        wrong = ", ".join(leaf_path(rows[index][0]) for index in tally.misses[:5])
-        head = f"not equal: {wrong}"
+    head = "equal" if equal else f"not equal: {', '.join(wrong)}"
     return JsonMatchResult("exact_match", float(equal), equal, head, LeafResults(rows, leaf_path), {}, (), None)

@@ -20,7 +20,17 @@ from .paths import render_path
 from .results import FieldResult, LeafRow, field_result
 from .values import json_type, short
 
-__all__ = ["LeafTally", "Steps", "compare_leaves", "compare_rows", "flatten", "flatten_json", "fold_keys", "leaf_path"]
+__all__ = [
+    "LeafTally",
+    "Steps",
+    "compare_leaves",
+    "compare_rows",
+    "flatten",
+    "flatten_differences",
+    "flatten_json",
+    "fold_keys",
+    "leaf_path",
+]
 
 #: A leaf's path: keys (str) and list indices (int), outermost first.
 Steps = tuple[Any, ...]
@@ -61,6 +71,58 @@ def _flatten_into(flat: dict[Steps, Any], value: Any, prefix: Steps, keep_empty:
                 _flatten_into(flat, item, (*prefix, step), keep_empty)
     elif keep_empty or not (isinstance(value, (dict, list)) or not prefix):
         flat[prefix] = value
+
+
+def flatten_differences(
+    expected: Any, actual: Any, *, drop_null_keys: bool = False
+) -> tuple[dict[Steps, Any], dict[Steps, Any]]:
+    """The leaves of two documents as `flatten_json` gives them, less the subtrees that are equal by `==`.
+
+    For documents of exact JSON types (`_jsonload.shallow` vouches for both) that hold no boolean
+    (where `True == 1` would hide a difference `same_value` sees), `compare_rows` on these two
+    partial flattenings finds the same leaves not matching, in the same order, as on the whole
+    ones: a subtree left out is equal on both sides, so all its leaves match, and no leaf outside
+    it has a path through it. The walk goes down only where both sides are dicts with the same keys
+    in the same order (and, with `drop_null_keys`, no null value, whose dropping can change what
+    the object reads as) or lists of one length; anywhere else both sides are flattened whole.
+    Cost: the `==` of each child pair walked past, plus the flattening of what differs.
+    """
+    g_flat: dict[Steps, Any] = {}
+    o_flat: dict[Steps, Any] = {}
+    _differences_into(g_flat, o_flat, expected, actual, (), 0, drop_null_keys)
+    return g_flat, o_flat
+
+
+def _differences_into(
+    g_flat: dict[Steps, Any],
+    o_flat: dict[Steps, Any],
+    expected: Any,
+    actual: Any,
+    prefix: Steps,
+    depth: int,
+    drop: bool,
+) -> None:
+    kind = type(expected)
+    if kind is type(actual) and expected and actual and depth < MAX_DEPTH:
+        if kind is list and len(expected) == len(actual):
+            for step, (g_item, o_item) in enumerate(zip(expected, actual, strict=True)):
+                if type(g_item) is type(o_item) and g_item == o_item:
+                    continue
+                _differences_into(g_flat, o_flat, g_item, o_item, (*prefix, step), depth + 1, drop)
+            return
+        if (
+            kind is dict
+            and list(expected) == list(actual)
+            and not (drop and (None in expected.values() or None in actual.values()))
+        ):
+            for key, g_item in expected.items():
+                o_item = actual[key]
+                if type(g_item) is type(o_item) and g_item == o_item:
+                    continue
+                _differences_into(g_flat, o_flat, g_item, o_item, (*prefix, key), depth + 1, drop)
+            return
+    _flatten_json_into(g_flat, expected, prefix, True, depth, None, drop)
+    _flatten_json_into(o_flat, actual, prefix, True, depth, None, drop)
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -134,6 +134,47 @@ def test_given_dicts_score_as_the_general_path(pair, ignore_case, null_is_missin
     assert exact_match(output, truth, **options) == exact_match(as_subclass(output), as_subclass(truth), **options)
 
 
+@settings(max_examples=600, deadline=None, derandomize=True)
+@given(pair=json_pair_strategy(booleans=False), ignore_case=st.booleans(), null_is_missing=st.booleans())
+def test_differing_documents_without_booleans_score_as_the_general_path(pair, ignore_case, null_is_missing):
+    """Two documents that differ and hold no boolean are compared only where `==` tells them apart
+    (`flatten_differences`); the verdict, the reason and every row are the general path's."""
+    truth, output = pair
+    options = {"ignore_case": ignore_case, "null_is_missing": null_is_missing}
+    fast = exact_match(output, truth, **options)
+    general = exact_match(as_subclass(output), as_subclass(truth), **options)
+    assert fast == general
+    assert [(f.path, f.status, f.reason) for f in fast.fields] == [(f.path, f.status, f.reason) for f in general.fields]
+
+
+def test_a_long_list_differing_in_one_item_names_that_leaf():
+    truth = {"items": [{"sku": f"S{i}", "qty": i, "price": i * 1.5} for i in range(300)], "total": 10.0}
+    output = json.loads(json.dumps(truth))
+    output["items"][-1]["qty"] += 1
+    output["items"][0]["sku"] = "s0"
+    result = exact_match(output, truth)
+    assert result.reason == "not equal: items[0].sku, items[299].qty"
+    assert len(result.fields) == 901 and [f.path for f in result.fields if f.status != "match"] == [
+        "items[0].sku",
+        "items[299].qty",
+    ]
+    assert exact_match(output, truth, ignore_case=True).reason == "not equal: items[299].qty"
+
+
+def test_a_boolean_equal_to_a_number_by_python_is_still_a_difference():
+    """`[True] == [1]` in Python; a subtree is passed over only where no boolean can hide in it."""
+    result = exact_match({"flags": [1, 0], "n": 2}, {"flags": [True, False], "n": 1})
+    assert result.reason == "not equal: flags[0], flags[1], n"
+
+
+def test_keys_in_another_order_list_what_the_output_adds_in_its_own_order():
+    truth = {"a": {"x": 1}, "b": {"y": 1}}
+    output = {"b": {"y": 1, "z": 2}, "a": {"x": 1, "w": 3}}
+    general = exact_match(as_subclass(output), as_subclass(truth))
+    assert exact_match(output, truth) == general
+    assert general.reason == "not equal: b.z, a.w"
+
+
 def test_subclass_values_are_kept_as_the_output_gives_them():
     import enum
 
