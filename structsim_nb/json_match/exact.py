@@ -205,9 +205,13 @@ def _given(
         wrong = [leaf_path(found[index][0]) for index in tally.misses[:5]]
 
         def rows() -> list[Any]:
+            # Every leaf of the ground truth in order: its row from the comparison above, or a match (it lies in
+            # a subtree equal on both sides); then what the output adds, all of which lies outside those subtrees.
             g_flat = flatten_json(expected, drop_null_keys=null_is_missing) or {}
             o_flat = flatten_json(actual, drop_null_keys=null_is_missing) or {}
-            return compare_rows(g_flat, o_flat, agree=agree, extras=True)
+            compared = {row[0]: row for row in found}
+            made = [compared.get(key) or (key, "match", value, o_flat[key], "equal") for key, value in g_flat.items()]
+            return made + [row for row in found if row[0] not in g_part]
 
     else:
         g_flat = flatten_json(expected, drop_null_keys=null_is_missing)

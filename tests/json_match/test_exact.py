@@ -167,6 +167,14 @@ def test_a_boolean_equal_to_a_number_by_python_is_still_a_difference():
     assert result.reason == "not equal: flags[0], flags[1], n"
 
 
+def test_a_leaf_passed_over_still_shows_the_value_the_output_holds():
+    """`[1] == [1.0]`, so that subtree is passed over; its row still shows the output's 1.0, not the truth's 1."""
+    result = exact_match({"a": [1.0], "b": 3}, {"a": [1], "b": 2})
+    [a0] = [f for f in result.fields if f.path == "a[0]"]
+    assert a0.status == "match" and type(a0.expected) is int and type(a0.predicted) is float
+    assert result.reason == "not equal: b"
+
+
 def test_keys_in_another_order_list_what_the_output_adds_in_its_own_order():
     truth = {"a": {"x": 1}, "b": {"y": 1}}
     output = {"b": {"y": 1, "z": 2}, "a": {"x": 1, "w": 3}}
