@@ -122,14 +122,14 @@ def _gone(processes: list[Any], timeout: float = 20.0) -> list[Any]:
     return [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
 
 
-@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
-def test_a_signal_stops_every_worker_of_a_pool_run(tmp_path, signal_name):
-    """SIGTERM (a CI cancel, a kernel restart) and Ctrl-C stop the workers with the run: none survives."""
+def _signalled_run(script: str, signal_name: str, *args: str) -> tuple[str, list[Any]]:
+    """Run `script` (which prints "scoring" and then scores on 2 workers), send `signal_name` once both
+    workers exist, and check it ended as that signal asks: by SIGTERM itself, or exit 130 after printing
+    "interrupted" on Ctrl-C. Returns its stderr and the workers it had."""
     import signal
 
-    out = tmp_path / "report.json"
     process = subprocess.Popen(
-        [sys.executable, "-c", _INTERRUPTED_RUN, str(Path(__file__).parent), str(out)],
+        [sys.executable, "-c", script, str(Path(__file__).parent), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -142,6 +142,14 @@ def test_a_signal_stops_every_worker_of_a_pool_run(tmp_path, signal_name):
         assert process.returncode == -signal.SIGTERM, stderr  # ended by SIGTERM, as without us
     else:
         assert process.returncode == 130 and "interrupted" in stdout, stderr
+    return stderr, workers
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
+def test_a_signal_stops_every_worker_of_a_pool_run(tmp_path, signal_name):
+    """SIGTERM (a CI cancel, a kernel restart) and Ctrl-C stop the workers with the run: none survives."""
+    out = tmp_path / "report.json"
+    _, workers = _signalled_run(_INTERRUPTED_RUN, signal_name, str(out))
     assert _gone(workers) == []
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
@@ -172,22 +180,7 @@ def test_a_signal_while_workers_are_starting_stops_them_cleanly(signal_name):
     raised inside the fork hooks ("Exception ignored"), the worker lived on, and the interpreter could
     wait for it at exit. Cancelling the broken pool's futures also printed InvalidStateError (< 3.12).
     """
-    import signal
-
-    process = subprocess.Popen(
-        [sys.executable, "-c", _SLOW_STARTING_RUN, str(Path(__file__).parent)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
-    workers = _workers_of(process.pid, 2)
-    process.send_signal(getattr(signal, signal_name))
-    stdout, stderr = communicate_or_kill(process, 60)
-    if signal_name == "SIGTERM":
-        assert process.returncode == -signal.SIGTERM, stderr
-    else:
-        assert process.returncode == 130 and "interrupted" in stdout, stderr
+    stderr, workers = _signalled_run(_SLOW_STARTING_RUN, signal_name)
     assert _gone(workers, timeout=10) == []
     assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
 
