@@ -6,11 +6,14 @@ process holding a large heap (pandas, matplotlib, the engine: about 300,000 obje
 garbage because of the run: on 2,000 trajectories that was a fifth of `evaluate`'s time.
 `older_objects_frozen()` moves what exists when the block starts to the permanent generation
 (`gc.freeze`) and puts it back (`gc.unfreeze`) when the block ends, so collections inside see
-only what the run made. Nothing is lost: garbage that existed before the block is collected by the
-first collection after it.
+only what the run made. Nothing is lost: garbage among the older objects (made before the block, or
+dropped by other threads during it) waits for the next full collection after the block.
 
 The block does nothing extra where the caller manages the collector itself: if it is disabled, or
-if objects are already frozen (a pre-fork server's `gc.freeze()`: unfreezing would undo it).
+if objects are already frozen (a pre-fork server's `gc.freeze()`: unfreezing would undo it). If
+something freezes more objects inside the block, they all stay frozen after it, as that caller
+asked (told by the frozen count growing past ours; frozen objects that die only shrink it). Blocks
+running at once in several threads: the first one freezes, and its end unfreezes.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ def older_objects_frozen() -> Iterator[None]:
         yield
         return
     gc.freeze()
+    ours = gc.get_freeze_count()
     try:
         yield
     finally:
-        gc.unfreeze()
+        if gc.get_freeze_count() <= ours:  # frozen objects that die only shrink it; grown: someone froze more
+            gc.unfreeze()

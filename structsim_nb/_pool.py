@@ -275,7 +275,8 @@ def map_ordered(
 
     Raises:
         Exception: Whatever `fn` or the executor raised for a chunk (a crashed worker gives
-            `BrokenProcessPool`); pending chunks are cancelled first.
+            `BrokenProcessPool`); on a caller's executor the pending chunks are cancelled first, on a
+            pool of our own its workers are terminated (what they held fails with the pool).
         KeyboardInterrupt: On Ctrl-C, or `_signals.Terminated` on SIGTERM: the worker processes
             of a pool of our own are terminated at once (a caller's executor only has its
             pending chunks cancelled). Under SIGTERM's default action the process then ends by

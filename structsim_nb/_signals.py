@@ -2,7 +2,7 @@
 
 By default SIGTERM (what a CI cancel, `kill` or a kernel restart sends) ends Python at once: no
 `finally` runs, so the worker processes of a pool are left running with nobody to collect their
-results. Three helpers close that gap:
+results. Four helpers close that gap:
 
 - `sigterm_raises()`: inside it, SIGTERM raises `Terminated` (a `KeyboardInterrupt`) in the main
   thread, so the same cleanup as Ctrl-C runs. When the block ends with it and SIGTERM had its
@@ -133,20 +133,18 @@ def deferred_signals() -> Iterator[None]:
         yield
         return
     held: list[int] = []
-    previous: dict[int, Any] = {}
+    previous: dict[int, Any] = {int(wanted): signal.getsignal(wanted) for wanted in (signal.SIGINT, signal.SIGTERM)}
 
     def hold(signum: int, frame: FrameType | None) -> None:
         if signum not in held:
             held.append(signum)
 
-    for wanted in (signal.SIGINT, signal.SIGTERM):
-        previous[int(wanted)] = signal.getsignal(wanted)
-        signal.signal(wanted, hold)
     try:
+        signal.signal(signal.SIGINT, hold)
+        signal.signal(signal.SIGTERM, hold)  # a caller's SIGTERM handler raising before this: SIGINT is put back
         yield
     finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+        _restore(previous)
         for number in held:
             logger.debug("signal=<%s> | delivering a signal held during a step that must not be cut", number)
             handler = previous[number]
@@ -156,6 +154,14 @@ def deferred_signals() -> Iterator[None]:
                 if number == signal.SIGINT:
                     raise KeyboardInterrupt
                 os.kill(os.getpid(), number)
+
+
+def _restore(previous: dict[int, Any]) -> None:
+    """Put both handlers back, the second even if the first one's signal arrives (and raises) in between."""
+    try:
+        signal.signal(signal.SIGINT, previous[int(signal.SIGINT)])
+    finally:
+        signal.signal(signal.SIGTERM, previous[int(signal.SIGTERM)])
 
 
 @contextlib.contextmanager
@@ -191,8 +197,10 @@ def stop_workers(pool: Executor | None) -> None:
     if not isinstance(pool, ProcessPoolExecutor):
         pool.shutdown(wait=False, cancel_futures=True)
         return
-    # Read before shutdown() drops it: the pipe the workers write their results into (private, as below).
+    # Read before shutdown() drops them (private, as below): the pipe the workers write their results into,
+    # and the one they read their work from.
     results_writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    calls_reader = getattr(getattr(pool, "_call_queue", None), "_reader", None)
     terminate: Callable[[], None] | None = getattr(pool, "terminate_workers", None)  # Python 3.14+
     if terminate is not None:
         with contextlib.suppress(Exception):
@@ -210,6 +218,13 @@ def stop_workers(pool: Executor | None) -> None:
     if results_writer is not None:
         with contextlib.suppress(Exception):
             results_writer.close()
+    # Before 3.11 the pool's clean-up does not close its own end of the work pipe either (gh-94777): work
+    # queued for the dead workers can fill that pipe, its feeder thread then waits in a write for ever,
+    # and so do the pool's thread and the interpreter's exit. From 3.11 the pool's thread closes it
+    # itself; closing it here too could close a descriptor number already reused.
+    if sys.version_info < (3, 11) and calls_reader is not None:
+        with contextlib.suppress(Exception):
+            calls_reader.close()
     pool.shutdown(wait=False, cancel_futures=True)
 
 

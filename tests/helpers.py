@@ -142,6 +142,7 @@ def answer_text_strategy() -> Any:
 def communicate_or_kill(process: Any, timeout: float) -> tuple[str, str]:
     """`process.communicate(timeout=...)`; on a timeout the process and its children are killed first, so a
     hung child fails its test without living on to slow the rest of the suite."""
+    import contextlib
     import subprocess
 
     import psutil
@@ -154,7 +155,8 @@ def communicate_or_kill(process: Any, timeout: float) -> tuple[str, str]:
         except psutil.NoSuchProcess:
             family = []
         for member in family:
-            member.kill()
+            with contextlib.suppress(psutil.NoSuchProcess):
+                member.kill()
         process.kill()
-        process.communicate()
-        raise
+        stdout, stderr = process.communicate()  # what it printed before it hung: the clue to why
+        raise subprocess.TimeoutExpired(process.args, timeout, output=stdout, stderr=stderr) from None

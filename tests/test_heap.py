@@ -38,12 +38,22 @@ def test_garbage_from_before_is_skipped_inside_and_collected_after() -> None:
     a, b = Cycle(), Cycle()
     a.other, b.other = b, a
     ref = weakref.ref(a)
-    del a, b  # an unreachable cycle made before the block
+    holder = [a]  # reachable until the block has frozen it: no collection on the way can take it first
+    del a, b
     with older_objects_frozen():
+        del holder  # now an unreachable cycle made before the block
         gc.collect()
         assert ref() is not None  # frozen: the collection inside did not walk it
     gc.collect()
     assert ref() is None
+
+
+def test_a_freeze_made_inside_the_block_is_kept() -> None:
+    gc.unfreeze()
+    with older_objects_frozen():
+        kept = [[] for _ in range(10_000)]  # noqa: F841 - tracked objects for the inner freeze to take
+        gc.freeze()  # a pre-fork server, say, freezing what it has
+    assert gc.get_freeze_count() > 0
 
 
 def test_a_callers_freeze_and_a_disabled_collector_are_left_as_they_are() -> None:

@@ -212,7 +212,7 @@ def test_workers_die_with_a_parent_killed_outright(tmp_path):
     assert _gone(workers) == []
 
 
-def test_only_a_forking_pool_starts_its_workers_with_the_signals_masked(monkeypatch):
+def test_only_a_forking_pool_is_marked_for_the_signal_mask(monkeypatch):
     """A spawn or forkserver pool's workers start a fresh interpreter: no mask (a forkserver would keep it)."""
     import multiprocessing
 
@@ -227,3 +227,44 @@ def test_only_a_forking_pool_starts_its_workers_with_the_signals_masked(monkeypa
     spawning = _pool._new_pool(1)
     assert spawning not in _pool._FORKING
     spawning.shutdown()
+
+
+_SLOW_STARTING_SLOW_WORK = """
+import os, sys, time
+from structsim_nb._pool import map_ordered
+
+def slow(item):
+    time.sleep(30)
+    return item
+
+if __name__ == "__main__":
+    os.register_at_fork(after_in_child=lambda: time.sleep(1.0))  # a worker takes 1 s to reach worker_init
+    print("scoring", flush=True)
+    try:
+        list(map_ordered(slow, range(40), workers=2, chunk_size=1))
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        time.sleep(30)  # the parent lives on: a worker that survived the interrupt would keep working
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked workers")
+def test_workers_interrupted_while_starting_are_gone_while_the_parent_lives(tmp_path):
+    """Forked with SIGINT and SIGTERM blocked, a worker still starting dies as soon as `worker_init` unblocks
+    them; without the mask it inherited the parent's handlers, lived through the SIGTERM, and took work."""
+    import select
+    import signal
+
+    script = tmp_path / "slow_start.py"
+    script.write_text(_SLOW_STARTING_SLOW_WORK, encoding="utf-8")
+    process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
+        workers = _workers_of(process.pid, 2)
+        process.send_signal(signal.SIGINT)
+        assert select.select([process.stdout], [], [], 30)[0], "the parent never reported the interrupt"
+        assert process.stdout.readline().strip() == "interrupted"
+        assert _gone(workers, timeout=5) == []
+    finally:
+        process.kill()
+        process.communicate()

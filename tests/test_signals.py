@@ -155,3 +155,57 @@ def test_stop_workers_ends_the_pool_thread_waiting_for_the_rest_of_a_result() ->
     """A worker killed mid-write left the pool's thread reading for ever, and the interpreter hung at exit."""
     out = subprocess.run([sys.executable, "-c", _HALF_WRITTEN_RESULT], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "ended", out.stderr
+
+
+def test_a_ctrl_c_between_the_two_restores_still_puts_sigterms_handler_back(monkeypatch) -> None:
+    """The handlers are put back one after the other; a Ctrl-C landing right after SIGINT's must not leave
+    SIGTERM held (silently swallowed) for the rest of the process."""
+    import os
+
+    real = signal.signal
+
+    def ctrl_c_after_sigint_is_back(number: int, handler: Any) -> Any:
+        previous = real(number, handler)
+        if number == signal.SIGINT and handler is signal.default_int_handler:
+            os.kill(os.getpid(), signal.SIGINT)  # lands before the next line runs
+        return previous
+
+    sigterm_before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(signal, "signal", ctrl_c_after_sigint_is_back)
+    with pytest.raises(KeyboardInterrupt):
+        with deferred_signals():
+            pass
+    monkeypatch.undo()
+    assert signal.getsignal(signal.SIGTERM) is sigterm_before
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+_FULL_WORK_PIPE = textwrap.dedent(
+    """
+    import os, signal, sys, threading, time
+    from structsim_nb._pool import map_ordered
+
+    def slow(item):
+        time.sleep(30)
+        return len(item)
+
+    if __name__ == "__main__":
+        threading.Timer(2.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        try:  # 160 kB chunks: what is queued for the two workers fills the work pipe
+            for _ in map_ordered(slow, [bytes([i % 256]) * 20_000 for i in range(200)], workers=2, chunk_size=8):
+                pass
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+    """
+)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="forked workers")
+def test_an_interrupt_with_the_work_pipe_full_still_exits(tmp_path) -> None:
+    """Before Python 3.11 the pool never closed its end of the work pipe, so a feeder thread blocked on a full
+    pipe kept the interpreter from exiting after the workers were stopped."""
+    script = tmp_path / "full_pipe.py"
+    script.write_text(_FULL_WORK_PIPE, encoding="utf-8")
+    process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stdout, stderr = communicate_or_kill(process, 60)
+    assert stdout.strip() == "interrupted", stderr

@@ -52,8 +52,8 @@ from typing import Any
 
 import orjson
 
-from .._jsondump import dump_bytes
 from .._heap import older_objects_frozen
+from .._jsondump import dump_bytes
 from .._signals import raise_if_terminated, sigterm_raises
 from .aggregate import REPORT_FORMAT_VERSION, build_aggregate
 from .pairs import Pair, join_records, score_pair
