@@ -98,3 +98,26 @@ def test_an_answer_pane_holds_json_text_as_json_and_anything_else_as_text(answer
     [detail] = _runs(runs_page(aggregate))["details"]
     value = detail["panes"][0]["value"]
     assert value == shown
+
+
+@pytest.mark.browser
+def test_an_answer_with_no_space_to_break_at_stays_inside_its_pane(tmp_path, chromium):
+    """A text pane wraps anywhere: an answer of one unbroken run (a JSON too deep to read, a token, a URL)
+    used to run under the next pane."""
+    from browser import open_page
+
+    answer = "[" * 3000 + "]" * 3000
+    aggregate = {
+        "scorer": "static_json",
+        "totals": {"scenarios": 1},
+        "results": [{"status": "scored", "answer": answer}],
+    }
+    path = tmp_path / "runs.html"
+    path.write_text(runs_page(aggregate), encoding="utf-8")
+    page, console = open_page(chromium, path.as_uri())
+    page.locator(".ss-expand").first.click()
+    text = page.locator("pre.ss-text").first
+    text.wait_for()
+    widths = text.evaluate("e => [e.scrollWidth, e.clientWidth, e.parentElement.clientWidth]")
+    assert widths[0] <= widths[1] + 1 and widths[1] <= widths[2] + 1, widths
+    assert console.problems() == []
