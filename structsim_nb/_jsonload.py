@@ -64,7 +64,7 @@ def loads_within(text: str, limit: int) -> tuple[Any, bool]:
     so only longer structures are walked. Raises as `loads` raises.
     """
     value, by_orjson = _loads(text)
-    if not by_orjson or limit < 2:
+    if not by_orjson:  # (a limit under 2 vouches for nothing: `shallow` says so)
         return value, False
     if text.count("{") + text.count("[") < limit - 1:
         return value, True  # every container needs a bracket of its own; orjson gives only plain types

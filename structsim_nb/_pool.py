@@ -74,9 +74,7 @@ def _chunks(source: Iterator[Pair], size: int) -> Iterator[list[Pair]]:
         yield chunk
 
 
-def _submit(
-    pool: concurrent.futures.Executor, own: bool, fn: Callable[..., Any], *args: Any
-) -> concurrent.futures.Future[Any]:
+def _submit(pool: concurrent.futures.Executor, fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
     """`pool.submit(fn, *args)`; on a pool of our own (`_new_pool`) with the signals held, as it may start workers.
 
     See `_signals.held_for_fork`: without it, a Ctrl-C during the submit could leave a worker the pool
@@ -84,23 +82,36 @@ def _submit(
     worker before `worker_init` would be swallowed. Only our pools: their `worker_init` unblocks the
     signals, which a caller's executor's workers would never do.
     """
-    if not own:
+    forking = _OURS.get(pool)
+    if forking is None:
         return pool.submit(fn, *args)
-    with held_for_fork(forking=pool in _FORKING):
+    with held_for_fork(forking=forking):
         return pool.submit(fn, *args)
 
 
-#: Our pools whose workers are forked (the start method was `fork` when the pool was made).
-_FORKING: weakref.WeakSet[concurrent.futures.Executor] = weakref.WeakSet()
+#: Our pools (`_new_pool`), each with whether its workers are forked (the start method when it was made).
+_OURS: weakref.WeakKeyDictionary[concurrent.futures.Executor, bool] = weakref.WeakKeyDictionary()
 
 
 def _new_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
     # Workers ignore Ctrl-C (the parent stops them) and die with the parent (`_signals.worker_init`).
     context = multiprocessing.get_context()  # the start method in force now, named so the pool keeps it
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=worker_init)
-    if context.get_start_method() == "fork":
-        _FORKING.add(pool)
+    _OURS[pool] = context.get_start_method() == "fork"
     return pool
+
+
+def _close(pool: concurrent.futures.Executor, futures: Iterable[Any], *, own: bool, interrupted: bool) -> None:
+    """End a run's use of `pool`: a pool of our own, interrupted, has its workers terminated now (not after the
+    chunks they hold), and fails its own `futures` (cancelling them too makes it raise InvalidStateError before
+    Python 3.12); otherwise the `futures` left over are cancelled, and a pool of our own is shut down."""
+    if own and interrupted:
+        stop_workers(pool)
+        return
+    for future in futures:
+        future.cancel()
+    if own:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 class _Quarantine:
@@ -132,7 +143,7 @@ class _Quarantine:
                 self._pool = _new_pool(1)
             pending = chunk[len(results) :]
             futures = [
-                _submit(self._pool, True, score_chunk, self._settings, wire([pair], self._settings)) for pair in pending
+                _submit(self._pool, score_chunk, self._settings, wire([pair], self._settings)) for pair in pending
             ]
             for pair, future in zip(pending, futures, strict=True):
                 try:
@@ -198,7 +209,7 @@ def score_in_parallel(
     def submit(chunk: list[Pair]) -> None:
         target = pool
         try:
-            future = _submit(target, own, score_chunk, settings, wire(chunk, settings))
+            future = _submit(target, score_chunk, settings, wire(chunk, settings))
         except (concurrent.futures.BrokenExecutor, RuntimeError) as exc:
             if not own:
                 # A broken executor of the caller's: its chunks go to the quarantine instead.
@@ -207,7 +218,7 @@ def score_in_parallel(
             else:
                 replace_pool(target)
                 target = pool
-                future = _submit(target, own, score_chunk, settings, wire(chunk, settings))
+                future = _submit(target, score_chunk, settings, wire(chunk, settings))
         inflight.append((chunk, future, target))
 
     def collect() -> Iterator[tuple[Pair, Scored]]:
@@ -236,15 +247,7 @@ def score_in_parallel(
         interrupted = False
     finally:
         quarantine.close(now=interrupted)
-        if own and interrupted:
-            # Terminated now, not after the chunks they hold. The broken pool fails its own futures:
-            # cancelling them here as well makes it raise InvalidStateError before Python 3.12.
-            stop_workers(pool)
-        else:
-            for _, future, _ in inflight:  # only left over when interrupted
-                future.cancel()
-            if own:
-                pool.shutdown(wait=False, cancel_futures=True)
+        _close(pool, (future for _, future, _ in inflight), own=own, interrupted=interrupted)
 
 
 def _apply_chunk(fn: Callable[[Any], Any], chunk: list[Any]) -> list[Any]:
@@ -292,7 +295,7 @@ def map_ordered(
         with sigterm_raises():
             while chunk := list(itertools.islice(source, chunk_size)):
                 raise_if_terminated()
-                inflight.append(_submit(pool, own, _apply_chunk, fn, chunk))
+                inflight.append(_submit(pool, _apply_chunk, fn, chunk))
                 while len(inflight) >= capacity:
                     yield from inflight.popleft().result()
             while inflight:
@@ -300,10 +303,4 @@ def map_ordered(
                 yield from inflight.popleft().result()
         interrupted = False
     finally:
-        if own and interrupted:
-            stop_workers(pool)  # it fails its own futures (see `score_in_parallel`)
-        else:
-            for future in inflight:  # only left over on an error or an interrupt
-                future.cancel()
-            if own:
-                pool.shutdown(wait=False, cancel_futures=True)
+        _close(pool, inflight, own=own, interrupted=interrupted)

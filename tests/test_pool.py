@@ -220,12 +220,12 @@ def test_only_a_forking_pool_is_marked_for_the_signal_mask(monkeypatch):
 
     if "fork" in multiprocessing.get_all_start_methods():
         forking = _pool._new_pool(1)
-        assert (forking in _pool._FORKING) == (multiprocessing.get_start_method() == "fork")
+        assert _pool._OURS[forking] == (multiprocessing.get_start_method() == "fork")
         forking.shutdown()
     spawn = multiprocessing.get_context("spawn")
     monkeypatch.setattr(_pool.multiprocessing, "get_context", lambda: spawn)
     spawning = _pool._new_pool(1)
-    assert spawning not in _pool._FORKING
+    assert _pool._OURS[spawning] is False
     spawning.shutdown()
 
 

@@ -8,6 +8,7 @@ where Agenta would score differently.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from operator import itemgetter
 from typing import Any
@@ -193,6 +194,10 @@ _GIVEN = JsonRead(True, None, "value")
 _GIVEN_TEXT = JsonRead(True, None, "json")
 
 
+#: Text that can be one whole JSON object or array: `{` or `[` after JSON's own white space.
+_OPENS_CONTAINER = re.compile(r"[ \t\n\r]*[{\[]")
+
+
 def _flat_given(value: Any, keep: bool, dotted: list[bool] | None, *, text_is: str) -> dict[Steps, Any] | None:
     """The leaves of a dict or list, or of text that is one JSON value, read in one checked walk; else None.
 
@@ -203,7 +208,9 @@ def _flat_given(value: Any, keep: bool, dotted: list[bool] | None, *, text_is: s
     None: take the long way.
     """
     if type(value) is str:
-        if text_is == "answer" and (len(value) > MAX_CHARS or has_think_tag(value)):
+        if text_is == "answer" and (
+            len(value) > MAX_CHARS or not _OPENS_CONTAINER.match(value) or has_think_tag(value)
+        ):  # prose, a fence or a scalar take the long way without a failed parse here first
             return None  # (non-JSON whitespace around it fails `loads` below, as it fails Agenta)
         try:
             value = loads(value)

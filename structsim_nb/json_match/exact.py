@@ -222,10 +222,8 @@ def _given(
         rows = compare_rows(g_flat, o_flat, agree=agree, extras=True, tally=tally)
         equal = not tally.misses
         wrong = [leaf_path(rows[index][0]) for index in tally.misses[:5]]
-    if type(actual) is dict and type(expected) is dict and both_written and not same_bytes:
-        agenta_equal = False  # json.dumps writes them apart too
-    elif type(actual) is dict and type(expected) is dict and identical:
-        agenta_equal = True
+    if type(actual) is dict and type(expected) is dict and both_written and (identical or not same_bytes):
+        agenta_equal = identical  # different bytes: json.dumps writes them apart too
     else:
         agenta_equal = agenta.exact(actual, expected)
     if agenta_equal != equal:

@@ -8,6 +8,7 @@ its scorer's details), then whatever did not join and the problems.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,8 +23,8 @@ __all__ = ["runs_page"]
 _RANK = {"error": 0, "failed": 1, "passed": 2}
 
 
-# What JSON text (as `json.loads` reads it: NaN and Infinity too) can start with, after white space.
-_JSON_STARTS = frozenset('{["-0123456789tfnNI')
+# What JSON text (as `json.loads` reads it: NaN and Infinity too) can start with, after JSON's white space.
+_JSON_START = re.compile(r'[ \t\n\r]*[-{\["0-9tfnNI]')
 
 
 def _parsed(text: Any) -> Any:
@@ -32,7 +33,7 @@ def _parsed(text: Any) -> Any:
     Prose is told from JSON by its first character, without a failed parse; text nested too deep
     to read stays text.
     """
-    if isinstance(text, str) and text.lstrip(" \t\n\r")[:1] in _JSON_STARTS:
+    if isinstance(text, str) and _JSON_START.match(text):
         try:
             return loads(text)
         except (ValueError, RecursionError):
