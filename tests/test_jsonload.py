@@ -98,3 +98,81 @@ def test_only_what_orjson_read_is_vouched_for():
     assert loads_within(long_int, 100) == (json.loads(long_int), False)
     assert loads_within("[1, 2]", 100) == ([1, 2], True)
     assert loads_within("[1, 2]", 1) == ([1, 2], False) and not shallow([1, 2], 0) and not shallow([1], 1)
+
+
+# Strings rich in what the text-level depth count must see through: brackets, quotes, backslashes.
+_TRICKY_TEXT = st.text(alphabet='[]{}"\\ab\n/\u00e9\u2028', max_size=8)
+TRICKY = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(10**18) + 1, 10**18 - 1), _TRICKY_TEXT),
+    lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(_TRICKY_TEXT, children, max_size=3)),
+    max_leaves=25,
+)
+
+
+def _levels(value):
+    """Nesting levels of a decoded value, the slow and obvious way: `[]` is 1, `[{}]` is 2, a scalar 0."""
+    if isinstance(value, dict):
+        return 1 + max((_levels(item) for item in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_levels(item) for item in value), default=0)
+    return 0
+
+
+def _writers(value):
+    """The value as JSON text, written the ways answers come: compact, indented, ASCII-only or not, by orjson."""
+    import orjson
+
+    yield json.dumps(value)
+    yield json.dumps(value, indent=2, ensure_ascii=False)
+    yield json.dumps(value, separators=(",", ":"))
+    yield orjson.dumps(value).decode()
+
+
+class TestTextDepth:
+    @settings(max_examples=400, deadline=None, derandomize=True)
+    @given(value=TRICKY)
+    def test_counts_the_levels_or_says_it_cannot(self, value):
+        from structsim_nb._jsonload import _text_depth
+
+        brackets_in_strings = any(set(text) & set("[]{}") for text in _strings(value))
+        for text in _writers(value):
+            levels = _text_depth(text, 1000)
+            if brackets_in_strings:
+                assert levels is None
+            else:
+                assert levels == _levels(value), text
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(value=TRICKY, limit=st.integers(2, 7))
+    def test_loads_within_vouches_as_shallow_does(self, value, limit):
+        for text in _writers(value):
+            decoded, vouched = loads_within(text, limit)
+            assert _same(decoded, json.loads(text))
+            if isinstance(decoded, (dict, list)):
+                assert vouched == shallow(decoded, limit), text
+
+    def test_stops_counting_past_the_most_asked(self):
+        from structsim_nb._jsonload import _text_depth
+
+        assert _text_depth("[" * 50 + "]" * 50, 10) == 11
+        assert _text_depth("[" * 10 + "]" * 10, 10) == 10
+        assert _text_depth('[["\\\\"], {"\\"": ["\\u005b"]}]', 10) == 3  # escapes read as a JSON reader reads them
+        assert _text_depth('["]"]', 10) is None and _text_depth('{"k": "]", "x": "y"}', 10) is None
+        assert _text_depth('["\\\\", "["]', 10) is None  # an escaped backslash does not hide the next quote
+
+    def test_the_limit_is_where_shallow_puts_it(self):
+        text = json.dumps([[[1]]] * 40)  # 120 openers: measured on the text, 3 levels
+        assert loads_within(text, 4)[1] and not loads_within(text, 3)[1]
+
+
+def _strings(value):
+    """Every string in a decoded value, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
