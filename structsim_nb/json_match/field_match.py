@@ -19,10 +19,11 @@ from .paths import FieldPath, is_list_index, parse_fields, resolve_path
 from .results import FieldResult, JsonMatchResult, field_result, python_eq_differs, with_notes
 from .values import (
     JsonRead,
-    as_json,
+    as_json_or_why,
     check_threshold,
     how_read,
     json_type,
+    read_as_given,
     read_expected,
     read_output,
     same_value,
@@ -103,24 +104,35 @@ def json_field_match(
         the ground truth lacks (as Agenta), sets `error="unreadable"` and never passes. The
         reason names every field whose score differs from Agenta's, and why.
 
+        Only the values at the configured paths are read, as Agenta reads them: a value JSON
+        cannot hold elsewhere in either document (a set, a date, a reference cycle) is not
+        looked at. At a configured path it makes the field `wrong` in the output (the reason
+        says so) and raises `GroundTruthError` in the ground truth. A JSON Path can reach any
+        part of a document (`$..city`, wildcards), so with one among `fields` both documents
+        must be JSON data throughout, as for the other evaluators.
+
     Raises:
         FieldPathError: If a path does not parse, or `fields` is empty or repeats a path.
-        GroundTruthError: If the ground truth is not JSON, or is a scalar (it has no fields).
+        GroundTruthError: If the ground truth is not JSON, or is a scalar (it has no fields), or
+            holds a value JSON cannot hold at a configured path (anywhere, with a JSON Path).
         ValueError: If `threshold` or `both_absent` is out of range.
     """
     paths = parse_fields(fields)
     bar = check_threshold(threshold, 1.0)
     check_both_absent(both_absent)
-    # Both sides are checked whole (in C; `deep=False`), as the other evaluators check them: a value that
-    # is not JSON data (a set, a cycle) anywhere makes the output unreadable or the ground truth an error,
-    # whichever fields are configured. Only the values at the configured paths are converted.
-    gt = read_expected(expected, deep=False)
+    # Only the values at the configured paths are read (each converted with `as_json` below), as Agenta
+    # reads only them: what the rest of a document holds is not this evaluator's business, so one odd
+    # value elsewhere (a set, a date, a cycle) never zeroes the case. A dot path or JSON Pointer steps
+    # only along its own keys; a JSON Path may reach anything (`..`, wildcards, filters), so with one
+    # configured both sides are checked whole (in C, `deep=False`) before any path is resolved.
+    local = all(path.syntax != "jsonpath" for path in paths)
+    gt = expected if local and type(expected) in (dict, list) else read_expected(expected, deep=False)
     if not isinstance(gt, (dict, list)):
         raise GroundTruthError(
             f"expected must be a JSON object or array to have fields; got the {json_type(gt)} {short(gt)}. "
             "Use exact_match for a single value"
         )
-    read = read_output(actual, deep=False)
+    read = read_as_given(actual) if local and type(actual) in (dict, list) else read_output(actual, deep=False)
     # Agenta's per-field scores, for the notes. Where both sides are dicts taken as given (nothing converted,
     # as Agenta reads them; the common case) they are scored field by field below, from the walk that resolves
     # our values; anything else goes through the emulation. None: Agenta raises on this ground truth.
@@ -178,8 +190,8 @@ def json_field_match(
             continue
         if e_raw is not _UNSURE and a_raw is not _UNSURE:  # plain dicts and lists all the way: one walk each
             if given:
-                given_scores[path.text] = (
-                    1.0 if (None if e_raw is _NOT_FOUND else e_raw) == (None if a_raw is _NOT_FOUND else a_raw) else 0.0
+                given_scores[path.text] = _agenta_equal(
+                    None if e_raw is _NOT_FOUND else e_raw, None if a_raw is _NOT_FOUND else a_raw
                 )
             e_found, e_value, e_why = (True, e_raw, "") if e_raw is not _NOT_FOUND else resolve_path(path, gt)
             a_found, a_value, a_why = (True, a_raw, "") if a_raw is not _NOT_FOUND else resolve_path(path, out)
@@ -190,17 +202,17 @@ def json_field_match(
             e_found, e_value, e_why = resolve_path(path, gt)
             a_found, a_value, a_why = resolve_path(path, out)
         if e_found and type(e_value) not in _SCALARS:
-            e_json, e_plain = as_json(e_value)
+            e_json, e_plain, e_wrong = as_json_or_why(e_value)
             if not e_json:
                 raise GroundTruthError(
-                    f"expected must be JSON data; at {path.text} it holds a {type(e_value).__name__}. "
+                    f"expected must be JSON data; at {path.text} it {e_wrong}. "
                     "Convert it to plain JSON types (dict, list, str, number, bool, None) first"
                 )
             e_value = e_plain
         if a_found and type(a_value) not in _SCALARS:
-            a_json, a_plain = as_json(a_value)
+            a_json, a_plain, a_wrong = as_json_or_why(a_value)
             if not a_json:
-                reason = f"the output holds a {type(a_value).__name__} here, which is not JSON data"
+                reason = f"the output's value here is not JSON data: it {a_wrong}"
                 item = FieldResult(path.text, "wrong", 0.0, e_value if e_found else None, None, reason)
                 results.append(item)
                 general.append(item)
@@ -357,11 +369,20 @@ def _walk_plain(tokens: tuple[str, ...], data: Any) -> Any:
     return current
 
 
+def _agenta_equal(expected: Any, actual: Any) -> float:
+    """Agenta's score for two resolved values: 1.0 if Python `==` holds. Values not yet checked as JSON
+    can hold anything (two different reference cycles raise RecursionError); a failed comparison is 0.0."""
+    try:
+        return 1.0 if expected == actual else 0.0
+    except Exception:  # noqa: BLE001 - any failure of `==` on values that are not JSON data
+        return 0.0
+
+
 def _agenta_field(path: FieldPath, expected: Any, actual: Any) -> float:
     """Agenta's score for one field of two dicts (`agenta.field_scores` for one path)."""
     try:
         return 1.0 if agenta.resolve(path, expected) == agenta.resolve(path, actual) else 0.0
-    except Exception:  # pragma: no cover - JSON values always compare
+    except Exception:  # noqa: BLE001 - values not checked as JSON (two reference cycles) can fail to compare
         return 0.0
 
 

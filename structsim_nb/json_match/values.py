@@ -28,6 +28,7 @@ from ..errors import GroundTruthError
 __all__ = [
     "JsonRead",
     "as_json",
+    "as_json_or_why",
     "drop_nulls",
     "how_read",
     "json_type",
@@ -148,6 +149,15 @@ def as_json(value: Any) -> tuple[bool, Any]:
     """
     ok, converted, _ = _as_json(value)
     return ok, converted
+
+
+def as_json_or_why(value: Any) -> tuple[bool, Any, str]:
+    """`as_json`, with the reason a refused value is not JSON data: `(False, None, "holds a set, ...")`.
+
+    The reason reads after "it": `holds a set, which is not JSON data`, `contains itself (a
+    reference cycle)`, `has a int key, and JSON keys are strings`, `nests deeper than 100 levels`.
+    """
+    return _as_json(value)
 
 
 def _as_json(value: Any) -> tuple[bool, Any, str]:
@@ -303,9 +313,7 @@ def read_output(actual: Any, *, deep: bool = True) -> JsonRead:
             parts it uses (`as_json` on each); anything the C check refuses is read as with True.
     """
     if not deep and type(actual) in (dict, list) and _serializable(actual):
-        read = object.__new__(JsonRead)  # JsonRead(True, actual) without the frozen __init__
-        read.__dict__.update(ok=True, value=actual, how="value", message="", syntax="json", span=None)
-        return read
+        return read_as_given(actual)
     if isinstance(actual, AgentResult):
         actual = actual.structured_output if actual.structured_output is not None else str(actual)
     if isinstance(actual, BaseModel):
@@ -318,6 +326,17 @@ def read_output(actual: Any, *, deep: bool = True) -> JsonRead:
         detail = f": it {why}" if isinstance(actual, (dict, list, tuple)) else ""
         return JsonRead(False, message=f"output of type {type(actual).__name__} is not JSON data{detail}")
     return JsonRead(True, value)
+
+
+def read_as_given(value: dict[str, Any] | list[Any]) -> JsonRead:
+    """`JsonRead(True, value)`, the output taken as it is, for a reader that converts only the parts it uses.
+
+    Built without the frozen `__init__` (a hot path). Nothing is checked: the caller converts each
+    part it reads with `as_json`, which refuses what is not JSON data.
+    """
+    read = object.__new__(JsonRead)
+    read.__dict__.update(ok=True, value=value, how="value", message="", syntax="json", span=None)
+    return read
 
 
 def read_text(text: str) -> JsonRead:

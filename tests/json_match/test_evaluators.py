@@ -144,7 +144,8 @@ class TestHostileInput:
     def test_hostile_output_is_unreadable_not_raised(self, scorer: str, output: object, why: str) -> None:
         functions = {
             "exact_match": lambda out: exact_match(out, {"a": 1}),
-            "json_field_match": lambda out: json_field_match(out, {"a": 1}, fields=["a"]),
+            # A JSON Path can reach anything, so both documents are checked whole (dot paths: the test below).
+            "json_field_match": lambda out: json_field_match(out, {"a": 1}, fields=["$.a"]),
             "json_diff": lambda out: json_diff(out, {"a": 1}),
             "contains_json": contains_json,
         }
@@ -156,7 +157,7 @@ class TestHostileInput:
     @pytest.mark.parametrize(("expected", "why"), HOSTILE_SIDES)
     def test_hostile_ground_truth_is_a_ground_truth_error(self, expected: object, why: str) -> None:
         for call in (
-            lambda: json_field_match({"a": 1}, expected, fields=["a"]),
+            lambda: json_field_match({"a": 1}, expected, fields=["$.a"]),
             lambda: json_diff({"a": 1}, expected),
         ):
             with pytest.raises(GroundTruthError, match=why):
@@ -164,9 +165,18 @@ class TestHostileInput:
 
     @pytest.mark.parametrize(("expected", "why"), HOSTILE_SIDES)
     def test_evaluator_rows_carry_the_reason(self, expected: object, why: str) -> None:
-        for evaluator in (ExactMatch(), JsonFieldMatch(["a"]), JsonDiff()):
+        for evaluator in (ExactMatch(), JsonFieldMatch(["$.a"]), JsonDiff()):
             (row,) = evaluator.evaluate(EvaluationData(input="", actual_output={"a": 1}, expected_output=expected))
             assert row.score == 0.0 and not row.test_pass
+
+    def test_field_match_with_dot_paths_reads_only_the_configured_field(self) -> None:
+        """A cycle beside the field is never walked; a field that nests too deep is that field's error."""
+        assert json_field_match(_cyclic(), {"a": 1}, fields=["a"]).score == 1.0
+        assert json_field_match({"a": 1}, _cyclic(), fields=["/a"]).score == 1.0
+        deep = json_field_match({"a": _deep(5_000)}, {"a": 1}, fields=["a"])
+        assert deep.score == 0.0 and deep.error is None and "nests deeper than 100" in deep.fields[0].reason
+        with pytest.raises(GroundTruthError, match="at a it nests deeper than 100"):
+            json_field_match({"a": 1}, {"a": _deep(5_000)}, fields=["a"])
 
     def test_a_huge_python_integer_is_compared_by_value(self) -> None:
         assert json_diff({"a": 10**5_000}, {"a": 10**5_000 + 1}).score == 0.0

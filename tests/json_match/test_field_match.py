@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import json
 import re
 
@@ -185,17 +187,48 @@ class TestFieldMatch:
             json_field_match({"a": 1}, '"Paris"', fields=["a"])
 
 
-class TestFieldMatchReadsBothSidesWhole:
-    """Both sides must be JSON data wherever the non-JSON value sits, as for the other evaluators."""
+class TestFieldMatchReadsOnlyTheConfiguredFields:
+    """Only the values at the configured paths must be JSON data; with a JSON Path, both documents throughout."""
 
-    def test_a_value_that_is_not_json_anywhere_in_the_output_makes_it_unreadable(self):
-        result = json_field_match({"a": 1, "junk": {1, 2}}, {"a": 1}, fields=["a"])
+    ODD = [{1, 2}, datetime.date(2024, 1, 2), decimal.Decimal("1.5"), object()]
+
+    @pytest.mark.parametrize("odd", ODD, ids=lambda value: type(value).__name__)
+    def test_an_odd_value_elsewhere_does_not_zero_the_case(self, odd):
+        result = json_field_match({"a": 1, "b": 2, "junk": odd}, {"a": 1, "b": 3, "junk": odd}, fields=["a", "b"])
+        assert result.field_scores == {"a": 1.0, "b": 0.0} and result.error is None
+        assert [item.status for item in result.fields] == ["match", "wrong"]
+
+    def test_a_reference_cycle_elsewhere_is_never_walked(self):
+        loop: list = []
+        loop.append(loop)
+        other: list = []
+        other.append(other)
+        result = json_field_match({"a": 1, "loop": loop}, {"a": 1, "loop": other}, fields=["a", "/a"])
+        assert result.score == 1.0 and result.passed
+
+    def test_an_odd_value_at_a_configured_path_makes_that_field_wrong(self):
+        loop: list = []
+        loop.append(loop)
+        result = json_field_match(
+            {"a": {1, 2}, "b": 1, "c": loop}, {"a": [1, 2], "b": 1, "c": [1]}, fields=["a", "b", "c"]
+        )
+        assert result.field_scores == {"a": 0.0, "b": 1.0, "c": 0.0} and result.error is None
+        assert (
+            result.fields[0].reason
+            == "the output's value here is not JSON data: it holds a set, which is not JSON data"
+        )
+        assert result.fields[2].reason.endswith("it contains itself (a reference cycle)")
+
+    def test_an_odd_value_at_a_configured_path_of_the_ground_truth_raises_naming_it(self):
+        with pytest.raises(GroundTruthError, match="at a it holds a set, which is not JSON data"):
+            json_field_match({"a": [1]}, {"a": {1, 2}}, fields=["a"])
+
+    def test_with_a_json_path_both_documents_are_checked_whole(self):
+        result = json_field_match({"a": 1, "junk": {1, 2}}, {"a": 1}, fields=["$..a"])
         assert result.score == 0.0 and not result.passed and result.error == "unreadable"
         assert "set" in result.reason
-
-    def test_a_value_that_is_not_json_in_the_ground_truth_raises_naming_it(self):
         with pytest.raises(GroundTruthError, match="set"):
-            json_field_match({"a": [1]}, {"a": [1], "junk": {1, 2}}, fields=["a"])
+            json_field_match({"a": [1]}, {"a": [1], "junk": {1, 2}}, fields=["a", "$.a"])
 
     def test_tuples_read_as_lists(self):
         result = json_field_match({"a": (1, (2, 3))}, {"a": [1, [2, 3]]}, fields=["a", "a.1.0", "a[1][1]"])
