@@ -58,8 +58,6 @@ __all__ = [
 
 _PR_SET_PDEATHSIG = 1
 _STOPPING = frozenset({signal.SIGINT, signal.SIGTERM})
-#: Thread id -> which of `_STOPPING` that thread had not blocked itself when `held_for_fork` blocked them.
-_UNBLOCK_IN_WORKER: dict[int, frozenset[signal.Signals]] = {}
 
 
 class Terminated(KeyboardInterrupt):
@@ -180,15 +178,9 @@ def held_for_fork(*, forking: bool = True) -> Iterator[None]:
     mask = getattr(signal, "pthread_sigmask", None) if forking else None
     with deferred_signals():
         previous = mask(signal.SIG_BLOCK, _STOPPING) if mask is not None else None
-        thread = threading.get_ident()
-        outer = _UNBLOCK_IN_WORKER.get(thread)  # a block around this one, in this thread
-        if previous is not None:  # what a worker forked now unblocks in `worker_init` (it inherits this memory)
-            _UNBLOCK_IN_WORKER[thread] = outer if outer is not None else _STOPPING - previous
         try:
             yield
         finally:
-            if outer is None:
-                _UNBLOCK_IN_WORKER.pop(thread, None)
             if mask is not None and previous is not None:
                 mask(signal.SIG_SETMASK, previous)
 
@@ -242,20 +234,13 @@ def worker_init() -> None:
     on Linux die with the parent.
 
     A worker started inside `held_for_fork` has both signals blocked until here; they are unblocked
-    once the handlers above are set, so a SIGTERM that arrived in between ends the worker now. A
-    signal the caller itself had blocked before the block stays blocked, as it would in any process
-    the caller forks.
+    once the handlers above are set, so a SIGTERM that arrived in between ends the worker now.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     clear_terminated()
     if hasattr(signal, "pthread_sigmask"):
-        # This thread forked this process inside `held_for_fork` (a fork keeps the thread's id); a worker
-        # started any other way has nothing recorded, and nothing of ours blocked.
-        unblock = _UNBLOCK_IN_WORKER.get(threading.get_ident(), _STOPPING)
-        _UNBLOCK_IN_WORKER.clear()
-        if unblock:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, unblock)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):  # only a safety net: without it a kill -9 leaves orphans
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)

@@ -209,27 +209,3 @@ def test_an_interrupt_with_the_work_pipe_full_still_exits(tmp_path) -> None:
     process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     stdout, stderr = communicate_or_kill(process, 60)
     assert stdout.strip() == "interrupted", stderr
-
-
-@pytest.mark.skipif(
-    not hasattr(signal, "pthread_sigmask") or sys.platform != "linux", reason="POSIX signal masks, fork"
-)
-def test_a_signal_the_caller_blocked_stays_blocked_in_the_worker() -> None:
-    """held_for_fork blocks both signals for the fork; worker_init unblocks only what it blocked."""
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
-    queue = context.Queue()
-    mask_before = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
-    try:
-        with held_for_fork():
-            with held_for_fork():  # nested: the outer block's record stands
-                child = context.Process(target=_blocked_in_child, args=(queue,))
-                child.start()
-        assert queue.get(timeout=30) == (True, True)  # SIGTERM: blocked by the caller, so still blocked
-        child.join(timeout=30)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask_before)
-    from structsim_nb import _signals
-
-    assert _signals._UNBLOCK_IN_WORKER == {}
