@@ -96,8 +96,11 @@ _OURS: weakref.WeakKeyDictionary[concurrent.futures.Executor, bool] = weakref.We
 def _new_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
     # Workers ignore Ctrl-C (the parent stops them) and die with the parent (`_signals.worker_init`).
     context = multiprocessing.get_context()  # the start method in force now, named so the pool keeps it
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=worker_init)
-    _OURS[pool] = context.get_start_method() == "fork"
+    method = context.get_start_method()  # forkserver: the default on Linux from Python 3.14
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=worker_init, initargs=(method != "forkserver",)
+    )
+    _OURS[pool] = method == "fork"
     return pool
 
 

@@ -228,13 +228,21 @@ def stop_workers(pool: Executor | None) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def worker_init() -> None:
+def worker_init(parent_started_me: bool = True) -> None:
     """Pool worker initializer: ignore Ctrl-C (the parent's to handle), end at once on SIGTERM (a forked
     worker inherits the parent's handler, whose exception the pool would catch and carry on), and
     on Linux die with the parent.
 
     A worker started inside `held_for_fork` has both signals blocked until here; they are unblocked
-    once the handlers above are set, so a SIGTERM that arrived in between ends the worker now.
+    once the handlers above are set, so a SIGTERM that arrived in between ends the worker now. SIGTERM
+    is unblocked even if the caller had blocked it: it is how a worker is stopped (`stop_workers`,
+    and the parent-death signal), so a worker that blocked it could outlive its pool.
+
+    Args:
+        parent_started_me: Whether the pool's process started this one itself (fork and spawn; the
+            default). False for a forkserver pool: the forkserver is this process's parent (and the
+            one whose death it follows; the forkserver ends with the pool's process), so that the
+            parent differs from the pool's process says nothing.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -246,5 +254,5 @@ def worker_init() -> None:
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
             parent = multiprocessing.parent_process()
-            if parent is not None and parent.pid != os.getppid():  # it died before the call: follow it
+            if parent_started_me and parent is not None and parent.pid != os.getppid():  # it died first
                 os.kill(os.getpid(), signal.SIGTERM)

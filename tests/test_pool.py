@@ -268,3 +268,44 @@ def test_workers_interrupted_while_starting_are_gone_while_the_parent_lives(tmp_
     finally:
         process.kill()
         process.communicate()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver, and the parent-death signal")
+def test_a_forkserver_pool_runs_its_work(monkeypatch):
+    """A forkserver worker's parent is the forkserver, not the pool's process (the Linux default from 3.14)."""
+    import multiprocessing
+
+    from structsim_nb import _pool
+
+    forkserver = multiprocessing.get_context("forkserver")
+    monkeypatch.setattr(_pool.multiprocessing, "get_context", lambda: forkserver)
+    pool = _pool._new_pool(1)
+    try:
+        worker = pool.submit(os.getpid).result(timeout=60)
+        assert worker != os.getpid()
+    finally:
+        pool.shutdown()
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="POSIX signal masks")
+def test_workers_of_a_caller_that_blocked_sigterm_can_still_be_stopped():
+    """SIGTERM is how a worker is stopped (stop_workers, the parent-death signal): workers always unblock it."""
+    import signal
+    import time
+
+    from structsim_nb import _pool, _signals
+
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
+    try:
+        pool = _pool._new_pool(1)
+        future = _pool._submit(pool, time.sleep, 30)
+        deadline = time.monotonic() + 30
+        while not future.running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        processes = list(pool._processes.values())
+        _signals.stop_workers(pool)
+        for process in processes:
+            process.join(timeout=15)
+            assert not process.is_alive()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
