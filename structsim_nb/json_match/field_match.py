@@ -105,9 +105,10 @@ def json_field_match(
         reason names every field whose score differs from Agenta's, and why.
 
         Only the values at the configured paths are read, as Agenta reads them: a value JSON
-        cannot hold elsewhere in either document (a set, a date, a reference cycle) is not
-        looked at. At a configured path it makes the field `wrong` in the output (the reason
-        says so) and raises `GroundTruthError` in the ground truth. A JSON Path can reach any
+        cannot hold elsewhere in either document (a dict or list, or a subclass; a set, a date,
+        a reference cycle) is not looked at. At a configured path it scores 0 in the output
+        (`wrong`, or `invented` where the ground truth has no value; the reason says why) and
+        raises `GroundTruthError` in the ground truth, also when the output is not JSON. A JSON Path can reach any
         part of a document (`$..city`, wildcards), so with one among `fields` both documents
         must be JSON data throughout, as for the other evaluators.
 
@@ -126,13 +127,13 @@ def json_field_match(
     # only along its own keys; a JSON Path may reach anything (`..`, wildcards, filters), so with one
     # configured both sides are checked whole (in C, `deep=False`) before any path is resolved.
     local = all(path.syntax != "jsonpath" for path in paths)
-    gt = expected if local and type(expected) in (dict, list) else read_expected(expected, deep=False)
+    gt = expected if local and isinstance(expected, (dict, list)) else read_expected(expected, deep=False)
     if not isinstance(gt, (dict, list)):
         raise GroundTruthError(
             f"expected must be a JSON object or array to have fields; got the {json_type(gt)} {short(gt)}. "
             "Use exact_match for a single value"
         )
-    read = read_as_given(actual) if local and type(actual) in (dict, list) else read_output(actual, deep=False)
+    read = read_as_given(actual) if local and isinstance(actual, (dict, list)) else read_output(actual, deep=False)
     # Agenta's per-field scores, for the notes. Where both sides are dicts taken as given (nothing converted,
     # as Agenta reads them; the common case) they are scored field by field below, from the walk that resolves
     # our values; anything else goes through the emulation. None: Agenta raises on this ground truth.
@@ -162,6 +163,8 @@ def json_field_match(
     for path in paths:
         if not read.ok:
             e_found, e_value, e_why = resolve_path(path, gt)
+            if e_found:
+                e_value = _expected_json(path, e_value)
             status = "missed" if e_found else "absent"
             reason = f"output is not JSON, so every field scores 0 (as Agenta): {read.message}"
             results.append(FieldResult(path.text, status, 0.0, e_value, None, reason))
@@ -201,19 +204,15 @@ def json_field_match(
             path = _literal_first(path, gt, out, notes)
             e_found, e_value, e_why = resolve_path(path, gt)
             a_found, a_value, a_why = resolve_path(path, out)
-        if e_found and type(e_value) not in _SCALARS:
-            e_json, e_plain, e_wrong = as_json_or_why(e_value)
-            if not e_json:
-                raise GroundTruthError(
-                    f"expected must be JSON data; at {path.text} it {e_wrong}. "
-                    "Convert it to plain JSON types (dict, list, str, number, bool, None) first"
-                )
-            e_value = e_plain
+        if e_found:
+            e_value = _expected_json(path, e_value)
         if a_found and type(a_value) not in _SCALARS:
             a_json, a_plain, a_wrong = as_json_or_why(a_value)
             if not a_json:
                 reason = f"the output's value here is not JSON data: it {a_wrong}"
-                item = FieldResult(path.text, "wrong", 0.0, e_value if e_found else None, None, reason)
+                e_has = e_found and not (null_is_missing and e_value is None)
+                status = "wrong" if e_has else "invented"  # a value the ground truth lacks is invented, odd or not
+                item = FieldResult(path.text, status, 0.0, e_value if e_found else None, None, reason)
                 results.append(item)
                 general.append(item)
                 continue
@@ -367,6 +366,23 @@ def _walk_plain(tokens: tuple[str, ...], data: Any) -> Any:
         else:
             return _UNSURE
     return current
+
+
+def _expected_json(path: FieldPath, value: Any) -> Any:
+    """The ground truth's value at `path` as JSON data (tuples become lists).
+
+    Raises:
+        GroundTruthError: If it is not JSON data, naming the path and why.
+    """
+    if type(value) in _SCALARS:
+        return value
+    ok, plain, why = as_json_or_why(value)
+    if not ok:
+        raise GroundTruthError(
+            f"expected must be JSON data; at {path.text} it {why}. "
+            "Convert it to plain JSON types (dict, list, str, number, bool, None) first"
+        )
+    return plain
 
 
 def _agenta_equal(expected: Any, actual: Any) -> float:

@@ -109,7 +109,10 @@ def drop_nulls(value: Any) -> Any:
 
 
 def json_type(value: Any) -> str:
-    """The JSON type name: null, boolean, number, string, array or object."""
+    """The JSON type name: null, boolean, number, string, array (a list or tuple) or object (a dict).
+
+    Anything else is named for what it is: `set (not JSON data)`.
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -118,7 +121,11 @@ def json_type(value: Any) -> str:
         return "number"
     if isinstance(value, str):
         return "string"
-    return "array" if isinstance(value, list) else "object"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return f"{type(value).__name__} (not JSON data)"
 
 
 def short(value: Any, limit: int = 60) -> str:
@@ -328,7 +335,7 @@ def read_output(actual: Any, *, deep: bool = True) -> JsonRead:
     return JsonRead(True, value)
 
 
-def read_as_given(value: dict[str, Any] | list[Any]) -> JsonRead:
+def read_as_given(value: dict[Any, Any] | list[Any]) -> JsonRead:
     """`JsonRead(True, value)`, the output taken as it is, for a reader that converts only the parts it uses.
 
     Built without the frozen `__init__` (a hot path). Nothing is checked: the caller converts each

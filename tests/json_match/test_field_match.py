@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import collections
 import datetime
 import decimal
 import json
 import re
 
 import pytest
-from helpers import SEED_FIELDS, SEED_GT, SEED_OUT, as_subclass, evaluate_row, json_pair_strategy
+from helpers import SEED_FIELDS, SEED_GT, SEED_OUT, SubDict, as_subclass, evaluate_row, json_pair_strategy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
+from strands_evals.types.evaluation import EvaluationData
 
 from structsim_nb import StructuredOutputSimilarity
 from structsim_nb.errors import FieldPathError, GroundTruthError
@@ -187,6 +189,13 @@ class TestFieldMatch:
             json_field_match({"a": 1}, '"Paris"', fields=["a"])
 
 
+def _nested(levels: int) -> object:
+    value: object = 1
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
 class TestFieldMatchReadsOnlyTheConfiguredFields:
     """Only the values at the configured paths must be JSON data; with a JSON Path, both documents throughout."""
 
@@ -222,6 +231,36 @@ class TestFieldMatchReadsOnlyTheConfiguredFields:
     def test_an_odd_value_at_a_configured_path_of_the_ground_truth_raises_naming_it(self):
         with pytest.raises(GroundTruthError, match="at a it holds a set, which is not JSON data"):
             json_field_match({"a": [1]}, {"a": {1, 2}}, fields=["a"])
+
+    def test_an_odd_value_where_the_ground_truth_has_none_is_invented(self):
+        result = json_field_match({"a": {1}, "b": 1, "c": {2}}, {"b": 1, "c": None}, fields=["a", "b", "c"])
+        assert [item.status for item in result.fields] == ["invented", "match", "invented"]
+        assert result.field_scores == {"a": 0.0, "b": 1.0, "c": 0.0}
+
+    def test_the_ground_truth_is_checked_at_each_field_when_the_output_is_not_json(self):
+        loop: list = []
+        loop.append(loop)
+        for odd, why in (({1, 2}, "holds a set"), (loop, "contains itself"), (_nested(3_000), "nests deeper")):
+            with pytest.raises(GroundTruthError, match=why):
+                json_field_match("no JSON here", {"a": odd}, fields=["a"])
+        row = JsonFieldMatch(["a"]).evaluate(
+            EvaluationData(input="", actual_output="no JSON here", expected_output={"a": loop})
+        )
+        assert row[0].score == 0.0 and not row[0].test_pass
+
+    def test_a_path_through_a_value_that_is_not_json_says_so(self):
+        result = json_field_match({"a": {1, 2}}, {"a": {"b": 1}}, fields=["a.b"])
+        assert result.fields[0].status == "missed"
+        assert "expects an object, found set (not JSON data)" in result.fields[0].reason
+
+    @pytest.mark.parametrize("kind", [collections.OrderedDict, collections.defaultdict, SubDict])
+    def test_dict_subclasses_read_only_the_configured_fields_too(self, kind):
+        output = kind() if kind is not collections.defaultdict else collections.defaultdict(list)
+        output.update({"a": 1, "junk": {1, 2}})
+        truth = collections.defaultdict(list, {"a": 1, "junk": {3}})
+        result = json_field_match(output, truth, fields=["a", "/a", "missing"])
+        assert result.field_scores == {"a": 1.0, "/a": 1.0} and result.error is None
+        assert dict(truth) == {"a": 1, "junk": {3}}  # a defaultdict's missing key was not created by a lookup
 
     def test_with_a_json_path_both_documents_are_checked_whole(self):
         result = json_field_match({"a": 1, "junk": {1, 2}}, {"a": 1}, fields=["$..a"])
