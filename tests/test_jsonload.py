@@ -132,15 +132,19 @@ class TestTextDepth:
     @settings(max_examples=400, deadline=None, derandomize=True)
     @given(value=TRICKY)
     def test_counts_the_levels_or_says_it_cannot(self, value):
-        from structsim_nb._jsonload import _text_depth
+        from structsim_nb import _jsonload
 
         brackets_in_strings = any(set(text) & set("[]{}") for text in _strings(value))
-        for text in _writers(value):
-            levels = _text_depth(text, 1000)
-            if brackets_in_strings:
-                assert levels is None
-            else:
-                assert levels == _levels(value), text
+        with pytest.MonkeyPatch.context() as patch:  # no leaving to the walk for cost: every escape is counted
+            patch.setattr(_jsonload, "_ESCAPE_SHARE", 0)
+            patch.setattr(_jsonload, "_MOST_PASSES", 10**6)
+            patch.setattr(_jsonload, "_MOST_LEFT_AFTER_A_PASS", 1.0)
+            for text in _writers(value):
+                levels = _jsonload._text_depth(text, 1000)
+                if brackets_in_strings:
+                    assert levels is None
+                else:
+                    assert levels == _levels(value), text
 
     @settings(max_examples=300, deadline=None, derandomize=True)
     @given(value=TRICKY, limit=st.integers(2, 7))
@@ -151,14 +155,40 @@ class TestTextDepth:
             if isinstance(decoded, (dict, list)):
                 assert vouched == shallow(decoded, limit), text
 
-    def test_stops_counting_past_the_most_asked(self):
+    def test_stops_counting_past_the_most_asked(self, monkeypatch):
+        from structsim_nb import _jsonload
         from structsim_nb._jsonload import _text_depth
+
+        monkeypatch.setattr(_jsonload, "_ESCAPE_SHARE", 0)  # these short texts are mostly escapes
+        monkeypatch.setattr(_jsonload, "_MOST_LEFT_AFTER_A_PASS", 1.0)  # and one long chain
 
         assert _text_depth("[" * 50 + "]" * 50, 10) == 11
         assert _text_depth("[" * 10 + "]" * 10, 10) == 10
         assert _text_depth('[["\\\\"], {"\\"": ["\\u005b"]}]', 10) == 3  # escapes read as a JSON reader reads them
         assert _text_depth('["]"]', 10) is None and _text_depth('{"k": "]", "x": "y"}', 10) is None
         assert _text_depth('["\\\\", "["]', 10) is None  # an escaped backslash does not hide the next quote
+
+    def test_costly_texts_are_left_to_the_walk(self):
+        from structsim_nb._jsonload import _MOST_PASSES, _text_depth
+
+        deep = "[" * (_MOST_PASSES + 1) + "]" * (_MOST_PASSES + 1)
+        assert _text_depth(deep, 1000) is None and _text_depth(deep, 0) == 1  # past the limit asked: said at once
+        wide = json.dumps([[[1]] * 3] * 40)  # each pass takes off the innermost level: most of what is left
+        assert _text_depth(wide, 1000) == 3
+        chains = json.dumps([[[[[[1]]]]]] * 40)  # a pass takes off one link of each chain: left to the walk
+        assert _text_depth(chains, 1000) is None
+        assert _text_depth(json.dumps(["\\" * 50]), 1000) is None  # escapes: two replacements each
+        long_strings = json.dumps([{"text": "lorem ipsum " * 100} for _ in range(200)])
+        assert loads_within(long_strings, 3) == (json.loads(long_strings), True)  # walked: 200 bytes per container
+        assert loads_within(long_strings, 2) == (json.loads(long_strings), False)
+
+    def test_repeated_keys_can_only_send_the_text_to_the_walk(self, monkeypatch):
+        from structsim_nb import _jsonload
+
+        monkeypatch.setattr(_jsonload, "_MOST_LEFT_AFTER_A_PASS", 1.0)  # count this chain on the text
+        text = '{"a": [[[[]]]], "a": 1}'  # the value keeps {"a": 1}: depth 1, the text's levels 5
+        assert loads_within(text, 3) == ({"a": 1}, False)  # not vouched for: the reader walks it
+        assert shallow({"a": 1}, 3)  # and the walk passes it
 
     def test_the_limit_is_where_shallow_puts_it(self):
         text = json.dumps([[[1]]] * 40)  # 120 openers: measured on the text, 3 levels
