@@ -271,7 +271,7 @@ def test_workers_interrupted_while_starting_are_gone_while_the_parent_lives(tmp_
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forkserver, and the parent-death signal")
-def test_a_forkserver_pool_runs_its_work(monkeypatch):
+def test_a_forkserver_pool_runs_its_work(monkeypatch, pairs, reference):
     """A forkserver worker's parent is the forkserver, not the pool's process (the Linux default from 3.14)."""
     import multiprocessing
 
@@ -285,6 +285,8 @@ def test_a_forkserver_pool_runs_its_work(monkeypatch):
         assert worker != os.getpid()
     finally:
         pool.shutdown()
+    report = score_dataset(pairs[:40], model_cls=MODEL, workers=2, chunk_size=5)
+    assert report.scores == head(reference, 40).scores
 
 
 @pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="POSIX signal masks")
