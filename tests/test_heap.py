@@ -48,12 +48,27 @@ def test_garbage_from_before_is_skipped_inside_and_collected_after() -> None:
     assert ref() is None
 
 
-def test_a_freeze_made_inside_the_block_is_kept() -> None:
+def test_the_frozen_objects_are_never_counted(monkeypatch) -> None:
+    """Counting walks every frozen object (18 ms for 300,000): the block counts only at its start, when none is."""
+    gc.unfreeze()
+    counted: list[int] = []
+    real = gc.get_freeze_count
+
+    def counting() -> int:
+        counted.append(real())
+        return counted[-1]
+
+    monkeypatch.setattr(gc, "get_freeze_count", counting)
+    with older_objects_frozen():
+        pass
+    assert counted == [0]
+
+
+def test_a_freeze_made_inside_the_block_is_undone_with_ours() -> None:
     gc.unfreeze()
     with older_objects_frozen():
-        kept = [[] for _ in range(10_000)]  # noqa: F841 - tracked objects for the inner freeze to take
-        gc.freeze()  # a pre-fork server, say, freezing what it has
-    assert gc.get_freeze_count() > 0
+        gc.freeze()  # code the block runs, freezing what it has
+    assert gc.get_freeze_count() == 0
 
 
 def test_a_callers_freeze_and_a_disabled_collector_are_left_as_they_are() -> None:
