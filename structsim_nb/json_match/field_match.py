@@ -108,9 +108,9 @@ def json_field_match(
         cannot hold elsewhere in either document (a dict or list, or a subclass; a set, a date,
         a reference cycle) is not looked at. At a configured path it scores 0 in the output
         (`wrong`, or `invented` where the ground truth has no value; the reason says why) and
-        raises `GroundTruthError` in the ground truth, also when the output is not JSON. A JSON Path can reach any
-        part of a document (`$..city`, wildcards), so with one among `fields` both documents
-        must be JSON data throughout, as for the other evaluators.
+        raises `GroundTruthError` in the ground truth, also when the output is not JSON. A
+        JSON Path can reach any part of a document (`$..city`, wildcards), so with one among
+        `fields` both documents must be JSON data throughout, as for the other evaluators.
 
     Raises:
         FieldPathError: If a path does not parse, or `fields` is empty or repeats a path.
