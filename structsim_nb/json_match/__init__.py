@@ -6,19 +6,25 @@ JSON Pointer), `values` reads each side and compares values, `flatten` compares 
 holds the result types, and `agenta` says where Agenta would score differently.
 """
 
-from .evaluators import (
-    ContainsJson,
-    ExactMatch,
-    JsonDiff,
-    JsonFieldMatch,
-    contains_json,
-    exact_match,
-    json_diff,
-    json_field_match,
-    same_value,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .contains import contains_json
+from .diff import json_diff
+from .exact import exact_match
+from .field_match import json_field_match
 from .paths import FieldPath, parse_field_path
 from .results import FieldResult, JsonMatchResult
+from .values import same_value
+
+if TYPE_CHECKING:
+    from .evaluators import ContainsJson, ExactMatch, JsonDiff, JsonFieldMatch
+
+#: The Strands Evals evaluators load on first use: Strands Evals takes over a second to import, and the
+#: functions (what `structsim-nb evaluate --scorer json_field_match` calls) never need it.
+_EVALUATORS = frozenset({"ContainsJson", "ExactMatch", "JsonDiff", "JsonFieldMatch"})
 
 __all__ = [
     "ContainsJson",
@@ -35,3 +41,15 @@ __all__ = [
     "parse_field_path",
     "same_value",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EVALUATORS:
+        raise AttributeError(f"module 'structsim_nb.json_match' has no attribute {name!r}")
+    value = getattr(importlib.import_module(".evaluators", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

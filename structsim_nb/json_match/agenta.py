@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
-from strands.agent.agent_result import AgentResult
 
 from .paths import FieldPath, parse_field_path, resolve_path
+from .values import from_agent_result
 
 __all__ = ["contains", "exact", "field_scores", "resolve"]
 
@@ -84,8 +84,7 @@ def resolve(path: str | FieldPath, data: Any) -> Any:
 
 def _output(actual: Any) -> Any:
     """The output as Agenta's handler receives it: text, or the structured value as a dict."""
-    if isinstance(actual, AgentResult):
-        actual = actual.structured_output if actual.structured_output is not None else str(actual)
+    actual = from_agent_result(actual)
     if isinstance(actual, BaseModel):
         return actual.model_dump(mode="json")
     return actual

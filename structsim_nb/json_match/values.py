@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
-from strands.agent.agent_result import AgentResult
 
 from .._jsonload import loads_within
 from ..answers import MAX_DEPTH, parse_answer
@@ -30,6 +30,7 @@ __all__ = [
     "as_json",
     "as_json_or_why",
     "drop_nulls",
+    "from_agent_result",
     "how_read",
     "json_type",
     "load_json_text",
@@ -321,8 +322,7 @@ def read_output(actual: Any, *, deep: bool = True) -> JsonRead:
     """
     if not deep and type(actual) in (dict, list) and _serializable(actual):
         return read_as_given(actual)
-    if isinstance(actual, AgentResult):
-        actual = actual.structured_output if actual.structured_output is not None else str(actual)
+    actual = from_agent_result(actual)
     if isinstance(actual, BaseModel):
         ok, value, why = _as_json(actual.model_dump(mode="json"))
         return JsonRead(True, value, "model") if ok else JsonRead(False, how="model", message=f"output {why}")
@@ -333,6 +333,20 @@ def read_output(actual: Any, *, deep: bool = True) -> JsonRead:
         detail = f": it {why}" if isinstance(actual, (dict, list, tuple)) else ""
         return JsonRead(False, message=f"output of type {type(actual).__name__} is not JSON data{detail}")
     return JsonRead(True, value)
+
+
+def from_agent_result(actual: Any) -> Any:
+    """A Strands `AgentResult`'s structured output (its text when it has none); anything else as it is.
+
+    The Strands agent SDK takes over a second to import, and a run scoring saved text answers never
+    needs it: an `AgentResult` can only exist once its module has been imported, so the check looks
+    for the class among the loaded modules instead of importing it.
+    """
+    module = sys.modules.get("strands.agent.agent_result")
+    agent_result = getattr(module, "AgentResult", None)
+    if agent_result is not None and isinstance(actual, agent_result):
+        return actual.structured_output if actual.structured_output is not None else str(actual)
+    return actual
 
 
 def read_as_given(value: dict[Any, Any] | list[Any]) -> JsonRead:

@@ -2,14 +2,23 @@
 
 `runner` finds trajectories and scenarios (`saved_runs`, `scenarios`), joins and scores them
 (`pairs`) and writes the reports; `scorers` is the registry of scorer names; `static_json` is the
-AssetOpsBench-style scorer (its parts: `leaves`, `tolerance`, `choice`, `car`, `static_score`);
-`json_scorers` registers the Agenta-style JSON evaluators as scorers.
+AssetOpsBench-style scorer (its parts: `leaves`, `tolerance`, `choice`, `car`, `static_score`) and
+`static_json_evaluator` the same as a Strands Evals evaluator; `json_scorers` registers the
+Agenta-style JSON evaluators as scorers. `StaticJsonEvaluator` loads on first use, so `structsim-nb
+evaluate` never imports Strands Evals.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from . import json_scorers as _json_scorers  # noqa: F401  (registers the JSON scorers)
 from .runner import EvaluationRun, load_scenarios, load_trajectories, read_scenario_ids, run_evaluation
 from .scorers import ScoreResult, register_scorer, scorer_names
-from .static_json import StaticJsonEvaluator, evaluate_static_json
+from .static_json import evaluate_static_json
+
+if TYPE_CHECKING:
+    from .static_json_evaluator import StaticJsonEvaluator
 
 __all__ = [
     "EvaluationRun",
@@ -23,3 +32,16 @@ __all__ = [
     "run_evaluation",
     "scorer_names",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name != "StaticJsonEvaluator":
+        raise AttributeError(f"module 'structsim_nb.trajectories' has no attribute {name!r}")
+    from .static_json_evaluator import StaticJsonEvaluator
+
+    globals()[name] = StaticJsonEvaluator
+    return StaticJsonEvaluator
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..answers import parse_answer
 from ..errors import FieldPathError, GroundTruthError
-from ..json_match.evaluators import contains_json, exact_match, json_diff, json_field_match
+from ..json_match import contains_json, exact_match, json_diff, json_field_match
 from ..json_match.field_match import check_both_absent
 from ..json_match.paths import parse_fields
 from ..json_match.results import JsonMatchResult

@@ -2,12 +2,14 @@
 
 `evaluate_static_json(gold, model)` reads both sides with `answers.parse_answer`, flattens each
 into keyed leaves (`answer.energy`, `answer.items[0].name`), normalises the leaves and compares
-them key by key. `StaticJsonEvaluator` is the same scorer as a Strands Evals evaluator.
+them key by key. `static_json_evaluator.StaticJsonEvaluator` is the same scorer as a Strands Evals
+evaluator (a module of its own: Strands Evals takes over a second to import, and `structsim-nb
+evaluate` never needs it).
 
 Its parts: `leaves` (reading a side, normalising and flattening), `tolerance` (the numeric
 range/delta diagnostics), `choice` (multiple-choice letters), `car` (CAR mode) and
-`static_score` (`StaticJsonScore`, `KeyComparison`); this module holds the scorer and the
-evaluator, and every public name of its parts.
+`static_score` (`StaticJsonScore`, `KeyComparison`); this module holds the scorer and every
+public name of its parts.
 
 General mode (any structure, scalar or count):
 
@@ -64,9 +66,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from strands_evals.evaluators.evaluator import Evaluator
-from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationData, EvaluationOutput
-
 from ..answers import parse_answer
 from ..errors import StaticJsonError
 from .car import ASSETOPSBENCH_CAR_TERMS, CAR_MODES, score_car
@@ -81,7 +80,6 @@ __all__ = [
     "ASSETOPSBENCH_CAR_TERMS",
     "CAR_MODES",
     "KeyComparison",
-    "StaticJsonEvaluator",
     "StaticJsonScore",
     "evaluate_static_json",
     "flatten_answer",
@@ -260,82 +258,3 @@ def rationale(score: StaticJsonScore) -> str:
             shown = ", ".join(keys[:3]) + (f" (+{len(keys) - 3} more)" if len(keys) > 3 else "")
             parts.append(f"{label}: {shown}")
     return head + "; ".join(parts)
-
-
-class StaticJsonEvaluator(Evaluator[Any, Any]):
-    """`evaluate_static_json` as a Strands Evals evaluator: one row per case.
-
-    The row's `score` is `StaticJsonScore.score`, `test_pass` its `passed`, `reason` the
-    `rationale`, `label` `static_json`, and `metadata` the score's `to_dict()`. A case
-    without `expected_output` is not applicable (score 0.0, passes), as in the upstream
-    evaluators. A case the scorer refuses (`StaticJsonError`) scores 0.0, fails, and carries
-    `metadata={"error": "unscorable"}` with the reason.
-
-    Args:
-        similarity_threshold: See `evaluate_static_json`. Default 0.0.
-        evaluation_metadata: CAR metadata for every case. Default None: each case's
-            `metadata["evaluation_metadata"]` is used when present.
-        car_allowlist: See `evaluate_static_json`. Default `ASSETOPSBENCH_CAR_TERMS`.
-        name: Evaluator name. Default None (the class name).
-
-    Examples:
-        >>> row, = StaticJsonEvaluator().evaluate(EvaluationData(
-        ...     input="", actual_output='Final Answer: {"a": 1}', expected_output="{'a': 1}"))
-        >>> row.test_pass, row.metadata["model_read_as"]
-        (True, 'prefixed')
-    """
-
-    def __init__(
-        self,
-        *,
-        similarity_threshold: float = 0.0,
-        evaluation_metadata: Mapping[str, Any] | None = None,
-        car_allowlist: Sequence[str] = ASSETOPSBENCH_CAR_TERMS,
-        name: str | None = None,
-    ) -> None:
-        super().__init__(name=name)
-        self.similarity_threshold = similarity_threshold
-        self.evaluation_metadata = dict(evaluation_metadata) if evaluation_metadata else None
-        self.car_allowlist = tuple(car_allowlist)
-
-    def evaluate(self, evaluation_case: EvaluationData[Any, Any]) -> list[EvaluationOutput]:
-        """Score one case; see the class docstring for the row."""
-        if evaluation_case.expected_output is None:
-            return [
-                EvaluationOutput(
-                    score=0.0,
-                    test_pass=True,
-                    reason="expected_output is None, so there was no ground truth to compare against",
-                    label=NOT_APPLICABLE,
-                )
-            ]
-        meta = self.evaluation_metadata
-        if meta is None and isinstance(evaluation_case.metadata, Mapping):
-            meta = evaluation_case.metadata.get("evaluation_metadata")
-        try:
-            score = evaluate_static_json(
-                evaluation_case.expected_output,
-                evaluation_case.actual_output,
-                similarity_threshold=self.similarity_threshold,
-                evaluation_metadata=meta,
-                car_allowlist=self.car_allowlist,
-            )
-        except StaticJsonError as exc:
-            return [
-                EvaluationOutput(
-                    score=0.0, test_pass=False, reason=str(exc), label="static_json", metadata={"error": "unscorable"}
-                )
-            ]
-        return [
-            EvaluationOutput(
-                score=score.score,
-                test_pass=score.passed,
-                reason=rationale(score),
-                label="static_json",
-                metadata=score.to_dict(),
-            )
-        ]
-
-    async def evaluate_async(self, evaluation_case: EvaluationData[Any, Any]) -> list[EvaluationOutput]:
-        """`evaluate`, which never blocks on I/O."""
-        return self.evaluate(evaluation_case)

@@ -22,7 +22,7 @@ from structsim_nb.demo import Invoice
 from structsim_nb.errors import StructsimError
 from structsim_nb.json_match import ContainsJson, ExactMatch, JsonDiff, JsonFieldMatch
 from structsim_nb.trajectories.scorers import get_scorer, scorer_names
-from structsim_nb.trajectories.static_json import StaticJsonEvaluator
+from structsim_nb.trajectories.static_json_evaluator import StaticJsonEvaluator
 
 #: The time one example may take: far above what a linear path needs on these sizes, far below
 #: what a quadratic one does.

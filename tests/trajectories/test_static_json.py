@@ -1,13 +1,12 @@
-"""static_json: every general metric, the rationale, ground-truth errors, the evaluator, and the public names."""
+"""static_json: every general metric, the rationale, ground-truth errors, and the public names."""
 
 from __future__ import annotations
 
 import pytest
-from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationData
 
 from structsim_nb.errors import StaticJsonError
 from structsim_nb.trajectories import car, choice, leaves, static_json, static_score
-from structsim_nb.trajectories.static_json import StaticJsonEvaluator, evaluate_static_json, rationale
+from structsim_nb.trajectories.static_json import evaluate_static_json, rationale
 
 TOL = 1e-12
 GOLD = '{"clarification": "Which asset do you mean by \'the main unit\'?"}'
@@ -99,33 +98,6 @@ class TestGroundTruthErrors:
     def test_empty_structure(self) -> None:
         with pytest.raises(StaticJsonError, match="flattens to no keys"):
             evaluate_static_json("{}", "{}")
-
-
-class TestEvaluator:
-    def test_row(self) -> None:
-        (row,) = StaticJsonEvaluator().evaluate(
-            EvaluationData(input="", actual_output='```json\n{"a": 1}\n```', expected_output="{'a': 1}")
-        )
-        assert row.test_pass and row.score == 1.0 and row.label == "static_json"
-        assert row.metadata["model_read_as"] == "fenced" and row.reason == "strict structured match"
-
-    def test_metadata_from_the_case(self) -> None:
-        case = EvaluationData(
-            input="",
-            actual_output='{"clarification": "main unit?"}',
-            expected_output=GOLD,
-            metadata={"evaluation_metadata": META},
-        )
-        (row,) = StaticJsonEvaluator().evaluate(case)
-        assert row.test_pass and row.metadata["car_score"] == 1.0
-
-    def test_not_applicable_without_ground_truth(self) -> None:
-        (row,) = StaticJsonEvaluator().evaluate(EvaluationData(input="", actual_output="{}"))
-        assert row.test_pass and row.label == NOT_APPLICABLE
-
-    def test_unscorable_case(self) -> None:
-        (row,) = StaticJsonEvaluator().evaluate(EvaluationData(input="", actual_output="{}", expected_output="{'a':"))
-        assert not row.test_pass and row.metadata == {"error": "unscorable"} and "ground truth" in row.reason
 
 
 def test_the_names_of_its_parts_stay_importable_from_static_json() -> None:
