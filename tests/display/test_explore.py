@@ -175,12 +175,8 @@ def test_the_explorer_works_in_jupyterlab(tmp_path, reference, chromium):
     with jupyterlab(tmp_path) as url:
         page, console = open_page(chromium, url.format(name="explore.ipynb"))
         page.set_default_timeout(90_000)
-        cell = page.locator(".jp-Notebook .jp-Cell").first
-        cell.locator(".jp-InputArea-editor").click()
-        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", state="attached")
-        page.keyboard.press("Shift+Enter")
         options = page.locator(".jp-OutputArea-output .widget-select select option")
-        options.first.wait_for()
+        _run_the_first_cell(page, until=options.first)
         assert "wrong-throughout" in options.first.inner_text()
         detail = page.locator(".jp-OutputArea-output .widget-html-content", has_text="truth (expected)")
         assert detail.locator(".m-wrong").count() >= 4  # the worst case, its differences marked
@@ -194,6 +190,28 @@ def test_the_explorer_works_in_jupyterlab(tmp_path, reference, chromium):
         assert marked.count() == 2 and "1505" in marked.nth(1).inner_text()
         page.screenshot(path=tmp_path / "jupyterlab-explorer.png", full_page=True)
         assert console.problems(ignore=("requestfailed: http", "Failed to load resource")) == []
+
+
+def _run_the_first_cell(page, *, until, attempts: int = 3) -> None:
+    """Run the notebook's first cell until `until` shows; again if it does not within 45 s.
+
+    Once in a whole-suite run the keypress was lost (the cell never ran: no output in 90 s, while the
+    same test alone, and under a CPU-bound neighbour, passed in 12 s each time); running the cell again
+    is harmless, as its output replaces the last one.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    cell = page.locator(".jp-Notebook .jp-Cell").first
+    for attempt in range(attempts):
+        cell.locator(".jp-InputArea-editor").click()
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", state="attached")
+        page.keyboard.press("Shift+Enter")
+        try:
+            until.wait_for(timeout=45_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == attempts - 1:
+                raise
 
 
 def _label_of(options, name: str) -> str:
