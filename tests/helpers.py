@@ -160,3 +160,13 @@ def communicate_or_kill(process: Any, timeout: float) -> tuple[str, str]:
         process.kill()
         stdout, stderr = process.communicate()  # what it printed before it hung: the clue to why
         raise subprocess.TimeoutExpired(process.args, timeout, output=stdout, stderr=stderr) from None
+
+
+#: A CAR-mode (clarification) ground truth and its evaluation metadata, for the static_json tests.
+CAR_GOLD = '{"clarification": "Which asset do you mean by \'the main unit\'?"}'
+CAR_META = {
+    "mode": "clarification",
+    "required_terms": ["main unit"],
+    "optional_terms": ["asset"],
+    "must_have_exactly_one_mode_key": True,
+}

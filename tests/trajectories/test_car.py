@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers import CAR_GOLD, CAR_META
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,13 +15,7 @@ from structsim_nb.trajectories.static_json import ASSETOPSBENCH_CAR_TERMS, evalu
 
 TOL = 1e-12
 
-GOLD = '{"clarification": "Which asset do you mean by \'the main unit\'?"}'
-META = {
-    "mode": "clarification",
-    "required_terms": ["main unit"],
-    "optional_terms": ["asset"],
-    "must_have_exactly_one_mode_key": True,
-}
+GOLD, META = CAR_GOLD, CAR_META
 
 
 class TestCar:

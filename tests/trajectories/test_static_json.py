@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from helpers import CAR_GOLD, CAR_META
 
 from structsim_nb.errors import StaticJsonError
 from structsim_nb.trajectories import car, choice, leaves, static_json, static_score
 from structsim_nb.trajectories.static_json import evaluate_static_json, rationale
 
 TOL = 1e-12
-GOLD = '{"clarification": "Which asset do you mean by \'the main unit\'?"}'
-META = {
-    "mode": "clarification",
-    "required_terms": ["main unit"],
-    "optional_terms": ["asset"],
-    "must_have_exactly_one_mode_key": True,
-}
+GOLD, META = CAR_GOLD, CAR_META
 
 
 class TestGeneralMetrics:

@@ -5,17 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from helpers import CAR_GOLD, CAR_META
 from strands_evals.types.evaluation import NOT_APPLICABLE, EvaluationData
 
 from structsim_nb.trajectories.static_json_evaluator import StaticJsonEvaluator
 
-GOLD = '{"clarification": "Which asset do you mean by \'the main unit\'?"}'
-META = {
-    "mode": "clarification",
-    "required_terms": ["main unit"],
-    "optional_terms": ["asset"],
-    "must_have_exactly_one_mode_key": True,
-}
+GOLD, META = CAR_GOLD, CAR_META
 
 
 class TestEvaluator:
