@@ -18,8 +18,9 @@ repeated keys, in the first one's place.
 value holds only JSON types with every container above depth `limit - 1`; the readers then skip
 their own exact, slower walk, which they still run on anything it does not vouch for.
 `loads_within(text, limit)` reads the text and says the same of what orjson read; it measures the
-nesting on the text's bytes where it can (`_text_depth`: a few passes in C, about a third of the
-walk's time), and walks the value only where a string in it holds a bracket.
+nesting on the text's bytes where that is cheaper (`_text_depth`: a few passes in C, about a third
+of the walk's time on a typical extraction), and walks the value where it is not (long strings,
+many escapes, long chains) or where the text cannot tell (a string holding a bracket).
 
 Examples:
     >>> loads('{"a": [1, 2.5, "x", null]}')
