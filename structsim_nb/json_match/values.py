@@ -153,23 +153,17 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 def as_json(value: Any) -> tuple[bool, Any]:
     """`(True, json_value)` for JSON data (tuples become lists), `(False, None)` for anything else.
 
-    See `_as_json` for what is refused and what is copied.
+    See `as_json_or_why` for what is refused and what is copied.
     """
-    ok, converted, _ = _as_json(value)
+    ok, converted, _ = as_json_or_why(value)
     return ok, converted
 
 
 def as_json_or_why(value: Any) -> tuple[bool, Any, str]:
-    """`as_json`, with the reason a refused value is not JSON data: `(False, None, "holds a set, ...")`.
-
-    The reason reads after "it": `holds a set, which is not JSON data`, `contains itself (a
-    reference cycle)`, `has a int key, and JSON keys are strings`, `nests deeper than 100 levels`.
-    """
-    return _as_json(value)
-
-
-def _as_json(value: Any) -> tuple[bool, Any, str]:
     """`(True, json_value, "")` for JSON data (tuples become lists), else `(False, None, why)`.
+
+    `why` reads after "it": `holds a set, which is not JSON data`, `contains itself (a reference
+    cycle)`, `has a int key, and JSON keys are strings`, `nests deeper than 100 levels`.
 
     Plain JSON (dicts with string keys, lists, strings, numbers, booleans, None) comes back as
     the same object, uncopied; a container is copied only where something in it changes (a
@@ -266,7 +260,7 @@ def load_json_text(text: str) -> tuple[bool, Any, str]:
     """`json.loads(text)` as JSON data, or `(False, None, why)`; never raises.
 
     Besides syntax errors, refused: numbers with more digits than Python converts, and nesting
-    deeper than `MAX_DEPTH` (`_as_json`).
+    deeper than `MAX_DEPTH` (`as_json_or_why`).
     """
     try:
         value, vouched = loads_within(text, MAX_DEPTH)
@@ -278,7 +272,7 @@ def load_json_text(text: str) -> tuple[bool, Any, str]:
         return False, None, str(exc)
     if vouched:  # plain JSON within the depth limit: nothing to convert or refuse
         return True, value, ""
-    return _as_json(value)
+    return as_json_or_why(value)
 
 
 @dataclass(frozen=True)
@@ -324,11 +318,11 @@ def read_output(actual: Any, *, deep: bool = True) -> JsonRead:
         return read_as_given(actual)
     actual = from_agent_result(actual)
     if isinstance(actual, BaseModel):
-        ok, value, why = _as_json(actual.model_dump(mode="json"))
+        ok, value, why = as_json_or_why(actual.model_dump(mode="json"))
         return JsonRead(True, value, "model") if ok else JsonRead(False, how="model", message=f"output {why}")
     if isinstance(actual, str):
         return read_text(actual)
-    ok, value, why = _as_json(actual)
+    ok, value, why = as_json_or_why(actual)
     if not ok:
         detail = f": it {why}" if isinstance(actual, (dict, list, tuple)) else ""
         return JsonRead(False, message=f"output of type {type(actual).__name__} is not JSON data{detail}")
@@ -369,7 +363,7 @@ def read_text(text: str) -> JsonRead:
     parsed = parse_answer(text)
     if not parsed.found:
         return JsonRead(False, how="none", message=f"output is not JSON: {parsed.message}")
-    # parse_answer returns plain JSON types within MAX_DEPTH, the limit `_as_json` keeps: nothing to check again.
+    # parse_answer returns plain JSON types within MAX_DEPTH, the limit `as_json_or_why` keeps: nothing to check again.
     return JsonRead(True, parsed.value, parsed.form, parsed.message, parsed.syntax, parsed.span)
 
 
@@ -397,7 +391,7 @@ def read_expected(expected: Any, *, deep: bool = True) -> Any:
                 f"({why}). Store the ground truth as a dict, a list or JSON text"
             )
         return value
-    ok, value, why = _as_json(expected)
+    ok, value, why = as_json_or_why(expected)
     if not ok:
         got = type(expected).__name__
         if isinstance(expected, (dict, list, tuple)):
