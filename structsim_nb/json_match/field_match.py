@@ -16,7 +16,7 @@ from ..answers import has_think_tag
 from ..errors import GroundTruthError
 from . import agenta
 from .paths import FieldPath, is_list_index, parse_fields, resolve_path
-from .results import FieldResult, JsonMatchResult, field_result, python_eq_differs, with_notes
+from .results import FieldResult, JsonMatchResult, LeafResults, field_result, python_eq_differs, with_notes
 from .values import (
     JsonRead,
     as_json_or_why,
@@ -118,9 +118,13 @@ def json_field_match(
             holds a value JSON cannot hold at a configured path (anywhere, with a JSON Path).
         ValueError: If `threshold` or `both_absent` is out of range.
     """
-    paths = parse_fields(fields)
+    paths, plain = _plan(fields)
     bar = check_threshold(threshold, 1.0)
     check_both_absent(both_absent)
+    if plain is not None and type(expected) is dict and type(actual) is dict:
+        quick = _given_scalars(plain, expected, actual, bar)
+        if quick is not None:
+            return quick
     # Only the values at the configured paths are read (each converted with `as_json` below), as Agenta
     # reads only them: what the rest of a document holds is not this evaluator's business, so one odd
     # value elsewhere (a set, a date, a cycle) never zeroes the case. A dot path or JSON Pointer steps
@@ -282,6 +286,78 @@ def json_field_match(
     return JsonMatchResult(
         "json_field_match", score, passed, with_notes(head, notes), tuple(results), scored, tuple(notes), error
     )
+
+
+#: `(path, its tokens)` per configured path, all simple (`_simple_tokens`).
+_Plain = tuple[tuple[FieldPath, tuple[str, ...]], ...]
+#: id(fields) -> (fields, their parsed paths, `_given_scalars`' plan or None), for fields given as a tuple.
+_PLANS: dict[int, tuple[Any, tuple[FieldPath, ...], _Plain | None]] = {}
+
+
+def _plan(
+    fields: Sequence[str | FieldPath],
+) -> tuple[tuple[FieldPath, ...], _Plain | None]:
+    """`parse_fields(fields)`, and `(path, tokens)` per path when every path is simple (`_simple_tokens`).
+
+    A tuple (of strings and frozen `FieldPath`s, so it cannot change) is parsed once and remembered
+    by identity, holding a reference so the identity is not reused: an evaluator passes the same
+    tuple on every call. Anything else is parsed on every call.
+    """
+    if type(fields) is tuple:
+        known = _PLANS.get(id(fields))
+        if known is not None and known[0] is fields:
+            return known[1], known[2]
+    paths = parse_fields(fields)
+    simple = [(path, tokens) for path in paths if (tokens := _simple_tokens(path)) is not None]
+    plain = tuple(simple) if len(simple) == len(paths) else None
+    if type(fields) is tuple and all(type(item) in (str, FieldPath) for item in fields):
+        if len(_PLANS) > 1_000:
+            _PLANS.clear()
+        _PLANS[id(fields)] = (fields, paths, plain)
+    return paths, plain
+
+
+def _given_scalars(plain: _Plain, gt: dict[Any, Any], out: dict[Any, Any], bar: float) -> JsonMatchResult | None:
+    """The result for two plain dicts when every path is simple and finds a scalar of one type on both sides
+    (or on one side, a missing field on the other); None otherwise, for the general path to decide.
+
+    The common case, decided with one walk per side and field: the values are `str`, `int`, `float` (not NaN)
+    or `bool` of the same type, so `same_value`, Python `==` and Agenta's reading agree and no note applies;
+    a field missing on one side scores 0 as Agenta's `None == value` does. What the general path gives
+    in that case, field for field (a differential test holds the two together); the `FieldResult`s are
+    made when `fields` is first read.
+    """
+    rows: list[tuple[str, str, Any, Any, str]] = []
+    scores: dict[str, float] = {}
+    failed: list[str] = []
+    kinds, missing = _SAME_TYPE_SCALARS, _NOT_FOUND
+    for path, tokens in plain:
+        text = path.text
+        if len(tokens) > 1 and (text in gt or text in out):
+            return None  # a literal dotted key: `_literal_first` decides how it is read
+        e, a = _walk_plain(tokens, gt), _walk_plain(tokens, out)
+        kind = type(e)
+        if kind is type(a) and kind in kinds and e == e and a == a:
+            if e == a:
+                rows.append((text, "match", e, a, "equal"))
+                scores[text] = 1.0
+                continue
+            rows.append((text, "wrong", e, a, f"expected {short(e)}, got {short(a)}"))
+        elif a is missing and kind in kinds:
+            why = resolve_path(path, out)[2]
+            rows.append((text, "missed", e, None, f"not in the output: {why}"))
+        elif e is missing and type(a) in kinds:
+            why = resolve_path(path, gt)[2]
+            rows.append((text, "invented", None, a, f"not in the ground truth: {why}"))
+        else:
+            return None
+        scores[text] = 0.0
+        failed.append(text)
+    score = (len(rows) - len(failed)) / len(rows)
+    head = f"{len(rows) - len(failed):g} of {len(rows)} fields matched (aggregate {score:.2f}, threshold {bar:.2f})"
+    if failed:
+        head += f"; not matched: {', '.join(failed)}"
+    return JsonMatchResult("json_field_match", score, score >= bar, head, LeafResults(rows, str), scores)
 
 
 def _loaded(actual: Any, expected: Any, gt: Any, read: JsonRead) -> dict[str, Any]:

@@ -435,6 +435,73 @@ def test_given_dicts_score_as_the_general_path(pair, both_absent, nulls):
     assert fast == json_field_match(as_subclass(output), as_subclass(truth), **options)
 
 
+SCALARS = st.one_of(
+    st.booleans(),
+    st.integers(-2, 2),
+    st.sampled_from([1.0, 0.0, 2.5, float("nan")]),
+    st.sampled_from(["a", "A", "", "a.b", "\u00e9"]),
+)
+
+
+@st.composite
+def flat_cases(draw):
+    """`(truth, output, paths)`: documents of scalars one or two levels deep, the output a few edits from the
+    truth (a value changed to another of its type or of another, a field dropped, a null), and simple dot
+    paths to the truth's leaves and a few more; mostly what `_given_scalars` decides."""
+    keys = st.sampled_from(["a", "b", "c", "0", "1"])
+    inner = st.one_of(SCALARS, st.dictionaries(keys, SCALARS, max_size=3), st.lists(SCALARS, max_size=3))
+    truth = draw(st.dictionaries(keys, inner, min_size=1, max_size=4))
+    subs = {
+        key: list(value) if isinstance(value, dict) else range(len(value))
+        for key, value in truth.items()
+        if isinstance(value, (dict, list))
+    }
+    leaves = [(key, sub) for key in truth for sub in subs.get(key, [None])]
+    output = json.loads(json.dumps(truth))
+    for key, sub in draw(st.lists(st.sampled_from(leaves), max_size=3)) if leaves else []:
+        holder, last = (output, key) if sub is None else (output[key], sub)
+        edit = draw(st.sampled_from(["value", "drop", "null"]))
+        if edit == "drop" and isinstance(holder, dict):
+            holder.pop(last, None)
+        elif last in holder or isinstance(holder, list):
+            holder[last] = None if edit == "null" else draw(SCALARS)
+    output.update(draw(st.dictionaries(st.sampled_from(["c", "d"]), SCALARS, max_size=1)))
+    texts = [key if sub is None else f"{key}.{sub}" for key, sub in leaves]
+    extra = draw(st.lists(st.sampled_from(["c", "d", "a.a", "b.0", "0.1"]), max_size=2))
+    return truth, output, tuple(dict.fromkeys(texts + extra))
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(case=flat_cases(), both_absent=st.sampled_from(["skip", "match", "miss"]), nulls=st.booleans())
+def test_plain_dicts_and_simple_paths_score_as_the_general_path(case, both_absent, nulls):
+    """With only simple dot paths, two dicts whose fields are scalars of one type (or missing on one
+    side) are decided in one walk per side (`_given_scalars`): the same results as the general path."""
+    truth, output, paths = case
+    if not paths:
+        return
+    options = {"both_absent": both_absent, "null_is_missing": nulls}
+    fast = json_field_match(output, truth, fields=paths, **options)
+    general = json_field_match(as_subclass(output), as_subclass(truth), fields=list(paths), **options)
+    assert fast == general and fast.to_metadata() == general.to_metadata()
+
+
+def test_the_one_walk_decides_plain_scalars_and_leaves_the_rest():
+    """The shortcut the differential test above holds to the general path does run, and declines
+    what it cannot decide (a null, a literal dotted key, a list value, types that differ)."""
+    from structsim_nb.json_match.field_match import _given_scalars, _plan
+
+    _, plain = _plan(("a", "b.c", "d"))
+    assert plain is not None
+    decided = _given_scalars(plain, {"a": 1, "b": {"c": "x"}, "d": 2.5}, {"a": 2, "b": {"c": "x"}}, 1.0)
+    assert decided is not None and [f.status for f in decided.fields] == ["wrong", "match", "missed"]
+    assert decided.reason == "1 of 3 fields matched (aggregate 0.33, threshold 1.00); not matched: a, d"
+    assert decided.fields[2].reason == "not in the output: step 1 ('d'): no key 'd'"
+    for truth, output in [({"a": None}, {"a": 1}), ({"b.c": 1}, {"b": {"c": 1}}), ({"a": [1]}, {"a": [1]})]:
+        assert _given_scalars(plain, truth, output, 1.0) is None
+    assert _given_scalars(plain, {"a": 1}, {"a": 1.0}, 1.0) is None
+    assert _plan(["a", "b[0]"])[1] is None  # a bracket: not a simple path
+
+
 @pytest.mark.parametrize("path", ["a.0", "a.1", "a.-1", "a.00", "a.01", "a.\u00b2", "a.\u0663", "a.2", "b.x", "a.0.x"])
 @pytest.mark.parametrize("output", [{"a": [5, 6], "b": "s"}, {"a": [5, 7]}, {"a": {"0": 5, "-1": 6, "00": 5}}])
 def test_list_index_tokens_read_as_the_general_path(path, output):
