@@ -121,10 +121,6 @@ def json_field_match(
     paths, plain = _plan(fields)
     bar = check_threshold(threshold, 1.0)
     check_both_absent(both_absent)
-    if plain is not None and type(expected) is dict and type(actual) is dict:
-        quick = _given_scalars(plain, expected, actual, bar)
-        if quick is not None:
-            return quick
     # Only the values at the configured paths are read (each converted with `as_json` below), as Agenta
     # reads only them: what the rest of a document holds is not this evaluator's business, so one odd
     # value elsewhere (a set, a date, a cycle) never zeroes the case. A dot path or JSON Pointer steps
@@ -138,6 +134,13 @@ def json_field_match(
             "Use exact_match for a single value"
         )
     read = read_as_given(actual) if local and isinstance(actual, (dict, list)) else read_output(actual, deep=False)
+    if plain is not None and type(gt) is dict and read.ok and type(read.value) is dict:
+        # Both sides plain dicts, and what Agenta reads too (as given, or `json.loads` of the whole text).
+        loaded = _loaded(actual, expected, gt, read)
+        if (gt is expected or "expected_loaded" in loaded) and (read.value is actual or "output_loaded" in loaded):
+            quick = _given_scalars(plain, gt, read.value, bar)
+            if quick is not None:
+                return quick
     # Agenta's per-field scores, for the notes. Where both sides are dicts taken as given (nothing converted,
     # as Agenta reads them; the common case) they are scored field by field below, from the walk that resolves
     # our values; anything else goes through the emulation. None: Agenta raises on this ground truth.

@@ -7,6 +7,7 @@ import datetime
 import decimal
 import json
 import re
+import unittest.mock
 
 import pytest
 from helpers import SEED_FIELDS, SEED_GT, SEED_OUT, SubDict, as_subclass, evaluate_row, json_pair_strategy
@@ -474,14 +475,21 @@ def flat_cases(draw):
 @settings(max_examples=500, deadline=None, derandomize=True)
 @given(case=flat_cases(), both_absent=st.sampled_from(["skip", "match", "miss"]), nulls=st.booleans())
 def test_plain_dicts_and_simple_paths_score_as_the_general_path(case, both_absent, nulls):
-    """With only simple dot paths, two dicts whose fields are scalars of one type (or missing on one
-    side) are decided in one walk per side (`_given_scalars`): the same results as the general path."""
+    """With only simple dot paths, two dicts (or their JSON text) whose fields are scalars of one type (or
+    missing on one side) are decided in one walk per side (`_given_scalars`): the same results as the
+    general path."""
     truth, output, paths = case
     if not paths:
         return
     options = {"both_absent": both_absent, "null_is_missing": nulls}
     fast = json_field_match(output, truth, fields=paths, **options)
     general = json_field_match(as_subclass(output), as_subclass(truth), fields=list(paths), **options)
+    assert fast == general and fast.to_metadata() == general.to_metadata()
+    # As JSON text (what Agenta reads with json.loads), with the shortcut and without it.
+    texts = json.dumps(output), json.dumps(truth)
+    fast = json_field_match(*texts, fields=paths, **options)
+    with unittest.mock.patch("structsim_nb.json_match.field_match._given_scalars", return_value=None):
+        general = json_field_match(*texts, fields=paths, **options)
     assert fast == general and fast.to_metadata() == general.to_metadata()
 
 
