@@ -9,7 +9,9 @@ where Agenta would score differently.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, _count_elements  # type: ignore[attr-defined]
+from collections.abc import Callable, Iterable
+from functools import partial
 from operator import itemgetter
 from typing import Any
 
@@ -18,7 +20,7 @@ from ..answers import MAX_CHARS, has_think_tag
 from ..errors import GroundTruthError
 from .flatten import LeafTally, Steps, compare_rows, flatten, flatten_json, fold_keys, leaf_path
 from .paths import render_path
-from .results import JsonMatchResult, LeafResults, with_notes
+from .results import JsonMatchResult, LeafResults, json_match_result, with_notes
 from .values import JsonRead, check_threshold, how_read, json_type, read_expected, read_output, same_value
 
 __all__ = ["json_diff"]
@@ -127,24 +129,38 @@ def json_diff(
         return _schema_type(e) == _schema_type(p) if compare_schema_only else same_value(e, p)
 
     tally = LeafTally()
-    rows = compare_rows(
-        g_flat,
-        o_flat,
-        agree=agree,
-        extras=penalize_extra_keys and read.ok,
-        ambiguous=ambiguous,
-        skip_nulls=skip_nulls,
-        null_is_missing=null_is_missing,
-        tally=tally,
-    )
+    extras = penalize_extra_keys and read.ok
+    missed = None
+    if not (keep or skip_nulls or names or ambiguous or extras):
+        missed = _tally_present(g_flat, o_flat, agree if compare_schema_only else same_value, tally)
+    if missed is not None:
+        # Every ground-truth leaf is in the output: counted, and the rows made when `fields` is first read
+        # (from the two flat dicts, which only this call holds).
+        leaves: Iterable[Steps] = g_flat
+        count = len(g_flat)
+        rows: Any = partial(compare_rows, g_flat, o_flat, agree=agree, extras=False, null_is_missing=null_is_missing)
+    else:
+        tally = LeafTally()
+        rows = compare_rows(
+            g_flat,
+            o_flat,
+            agree=agree,
+            extras=extras,
+            ambiguous=ambiguous,
+            skip_nulls=skip_nulls,
+            null_is_missing=null_is_missing,
+            tally=tally,
+        )
+        leaves, count = map(_FIRST, rows), len(rows)
+        missed = [rows[index][0] for index in tally.misses]
 
     def path_of(key: Steps) -> str:
         return leaf_path(names.get(key, key))
 
-    field_scores = _top_scores(rows, tally.misses, names, () in g_flat or () in o_flat)
+    field_scores = _top_scores(leaves, missed, names, () in g_flat or () in o_flat)
     matched = tally.matched
-    score = matched / len(rows) if rows else 0.0
-    passed = read.ok and bool(rows) and score >= bar  # unreadable output never passes
+    score = matched / count if count else 0.0
+    passed = read.ok and bool(count) and score >= bar  # unreadable output never passes
     if not read.ok:
         notes.append("non-JSON output scores 0 (Agenta raises an error)")
     elif read.how not in ("value", "model", "json"):
@@ -163,20 +179,19 @@ def json_diff(
         notes.append("threshold 0 is kept (Agenta turns a falsy threshold into 0.5)")
     if not read.ok:
         head = f"{read.message}; score 0"
-    elif not rows:
+    elif not count:
         head = (
             "the ground truth has no leaf to compare (it is empty, holds only empty objects or arrays, or is a "
             "scalar); score 0, as Agenta"
         )
     else:
-        misses = tally.misses
-        head = f"{matched} of {len(rows)} leaves agree (score {score:.2f}, threshold {bar:.2f})"
-        if misses:
-            head += f"; not matched: {', '.join(path_of(rows[index][0]) for index in misses[:8])}" + (
-                f" and {len(misses) - 8} more" if len(misses) > 8 else ""
+        head = f"{matched} of {count} leaves agree (score {score:.2f}, threshold {bar:.2f})"
+        if missed:
+            head += f"; not matched: {', '.join(path_of(key) for key in missed[:8])}" + (
+                f" and {len(missed) - 8} more" if len(missed) > 8 else ""
             )
     error = None if read.ok else "unreadable"
-    return JsonMatchResult(
+    return json_match_result(
         "json_diff",
         score,
         passed,
@@ -226,16 +241,66 @@ def _flat_given(value: Any, keep: bool, dotted: list[bool] | None, *, text_is: s
 _FIRST = itemgetter(0)
 
 
-def _top_scores(rows: list[Any], misses: list[int], names: dict[Steps, Steps], root: bool) -> dict[str, float]:
-    """The mean leaf score per top-level key (rendered), in order of first appearance; `root`: a leaf at `$`."""
+def _top_scores(
+    leaves: Iterable[Steps], missed: list[Steps], names: dict[Steps, Steps], root: bool
+) -> dict[str, float]:
+    """The mean leaf score per top-level key (rendered), in order of first appearance.
+
+    `leaves` are the compared leaves' steps in row order, `missed` those that did not match; `root`:
+    a leaf at `$` (no top-level key).
+    """
     if names or root:
         totals: dict[Steps, int] = {}
-        for key, *_ in rows:
+        for key in leaves:
             top = names.get(key, key)[:1]
             totals[top] = totals.get(top, 0) + 1
-        failed = Counter(names.get(rows[index][0], rows[index][0])[:1] for index in misses)
-        return {render_path(top): (count - failed[top]) / count for top, count in totals.items()}
-    keys = map(_FIRST, rows)
-    counts = Counter(map(_FIRST, keys))  # leaves per top-level key, in C
-    failed = Counter(rows[index][0][0] for index in misses)
-    return {render_path((top,)): (count - failed[top]) / count for top, count in counts.items()}
+        missed_under = Counter(names.get(key, key)[:1] for key in missed)
+        return {leaf_path(top): (count - missed_under[top]) / count for top, count in totals.items()}
+    counts: dict[Any, int] = {}
+    _count_elements(counts, map(_FIRST, leaves))  # leaves per top-level key, in C
+    failed: dict[Any, int] = {}
+    for key in missed:
+        failed[key[0]] = failed.get(key[0], 0) + 1
+    return {leaf_path((top,)): (count - failed.get(top, 0)) / count for top, count in counts.items()}
+
+
+def _tally_present(
+    gt: dict[Steps, Any], out: dict[Steps, Any], agree: Callable[[Any, Any], bool], tally: LeafTally
+) -> list[Steps] | None:
+    """`compare_rows`' count of `gt` against `out`, without its rows, when the output has every ground-truth leaf.
+
+    Fills `tally.matched`, `null_matched` and `eq_differs` as `compare_rows` would (no case
+    folding, nulls kept, no extras) and returns the steps of the leaves that did not match. None
+    (with `tally` partly filled, to be discarded) as soon as a leaf is missing from the output:
+    `compare_rows` says how.
+    """
+    missing, find, scalars = _ABSENT_HERE, out.get, _EQUAL_SCALARS
+    matched = null_matched = 0
+    missed: list[Steps] = []
+    for key, expected in gt.items():
+        predicted = find(key, missing)
+        kind = type(expected)
+        if kind is type(predicted) and kind in scalars and expected == predicted:
+            matched += 1
+            null_matched += expected is None
+            continue
+        if predicted is missing:
+            return None
+        agreed = agree(expected, predicted)
+        try:
+            python_eq = bool(expected == predicted)
+        except Exception:  # pragma: no cover - JSON values always compare
+            python_eq = False
+        if python_eq != agreed:
+            tally.eq_differs.append(key)
+        if agreed:
+            matched += 1
+            null_matched += expected is None
+        else:
+            missed.append(key)
+    tally.matched, tally.null_matched = matched, null_matched
+    return missed
+
+
+_ABSENT_HERE = object()
+_EQUAL_SCALARS = frozenset({str, int, float, bool, type(None)})

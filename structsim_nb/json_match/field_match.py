@@ -16,7 +16,15 @@ from ..answers import has_think_tag
 from ..errors import GroundTruthError
 from . import agenta
 from .paths import FieldPath, is_list_index, parse_fields, resolve_path
-from .results import FieldResult, JsonMatchResult, LeafResults, field_result, python_eq_differs, with_notes
+from .results import (
+    FieldResult,
+    JsonMatchResult,
+    LeafResults,
+    field_result,
+    json_match_result,
+    python_eq_differs,
+    with_notes,
+)
 from .values import (
     JsonRead,
     as_json_or_why,
@@ -360,7 +368,7 @@ def _given_scalars(plain: _Plain, gt: dict[Any, Any], out: dict[Any, Any], bar: 
     head = f"{len(rows) - len(failed):g} of {len(rows)} fields matched (aggregate {score:.2f}, threshold {bar:.2f})"
     if failed:
         head += f"; not matched: {', '.join(failed)}"
-    return JsonMatchResult("json_field_match", score, score >= bar, head, LeafResults(rows, str), scores)
+    return json_match_result("json_field_match", score, score >= bar, head, LeafResults(rows, str), scores)
 
 
 def _loaded(actual: Any, expected: Any, gt: Any, read: JsonRead) -> dict[str, Any]:

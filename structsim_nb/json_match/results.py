@@ -19,6 +19,7 @@ __all__ = [
     "LeafResults",
     "LeafRow",
     "field_result",
+    "json_match_result",
     "python_eq_differs",
     "with_notes",
 ]
@@ -297,6 +298,33 @@ class JsonMatchResult:
         if self.error is not None:
             metadata["error"] = self.error
         return metadata
+
+
+def json_match_result(
+    kind: str,
+    score: float,
+    passed: bool,
+    reason: str,
+    fields: tuple[FieldResult, ...] | LeafResults,
+    field_scores: Mapping[str, float],
+    notes: tuple[str, ...] = (),
+    error: str | None = None,
+) -> JsonMatchResult:
+    """`JsonMatchResult(...)` built without the frozen `__init__` (one `object.__setattr__` per field), as
+    `field_result` builds a `FieldResult`; `fields` must be a tuple or a `LeafResults`. The same object in
+    every respect."""
+    result = object.__new__(JsonMatchResult)
+    result.__dict__.update(
+        kind=kind,
+        score=score,
+        passed=passed,
+        reason=reason,
+        _fields=fields,
+        field_scores=field_scores,
+        notes=notes,
+        error=error,
+    )
+    return result
 
 
 #: Types `_json_safe` returns as they are.

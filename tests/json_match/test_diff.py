@@ -165,6 +165,37 @@ def test_given_dicts_score_as_the_general_path(pair, options):
     assert run(output, truth) == run(as_subclass(output), as_subclass(truth))
 
 
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(pair=json_pair_strategy(), options=st.integers(0, 63))
+def test_counting_present_leaves_scores_as_the_rows(pair, options):
+    """When the output has every ground-truth leaf, the leaves are counted and their rows made on first
+    read (`_tally_present`); with that off, every row is made at once: the same results, rows and metadata."""
+    from structsim_nb.json_match import diff as module
+
+    truth, output = pair
+    flags = [(options >> bit) & 1 == 1 for bit in range(6)]
+    kwargs = dict(
+        compare_schema_only=flags[0],
+        case_insensitive_keys=flags[1],
+        penalize_extra_keys=flags[2],
+        skip_nulls=flags[3],
+        compare_empty_containers=flags[4],
+        null_is_missing=flags[5],
+    )
+
+    def run():
+        try:
+            result = json_diff(output, truth, **kwargs)
+        except GroundTruthError as exc:
+            return str(exc)
+        return result, result.to_metadata(), result.counts
+
+    fast = run()
+    with pytest.MonkeyPatch.context() as patch:  # not the fixture: hypothesis runs many examples
+        patch.setattr(module, "_tally_present", lambda *args, **kwargs: None)
+        assert run() == fast
+
+
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(
     pair=json_pair_strategy(),
