@@ -243,7 +243,7 @@ def _no_bracket_outside(text: str, found: ParsedAnswer) -> bool:
 def has_think_tag(text: str) -> bool:
     """Whether `text` holds a `<think` opening tag (any case, as `parse_answer` matches it), so that
     `parse_answer` may blank part of it; False means it reads the text as given."""
-    return _THINK_OPEN.search(text) is not None
+    return "<" in text and _THINK_OPEN.search(text) is not None  # (`in`: memchr, far faster than the search)
 
 
 def strip_think(text: str) -> str:
@@ -261,6 +261,8 @@ def strip_think(text: str) -> str:
 def _think_spans(text: str) -> list[tuple[int, int]]:
     """`(start, end)` of each closed `<think\\b[^>]*>...</think>` block, in order (case-insensitive)."""
     spans: list[tuple[int, int]] = []
+    if "<" not in text:  # every tag starts with one; memchr finds that far faster than the search
+        return spans
     position = 0
     while True:
         opened = _THINK_OPEN.search(text, position)
@@ -348,30 +350,119 @@ def _prefixed(text: str, budget: Budget) -> ParsedAnswer | None:
 
 
 def _last_marker(text: str) -> tuple[int, int, str]:
-    """`(start, end, marker)` of the text after the last answer marker by position, or `(-1, -1, "")`."""
+    """`(start, end, marker)` of the text after the last answer marker by position, or `(-1, -1, "")`.
+
+    A marker is `<answer>` (to `</answer>` or the end), or a line that starts, after any of
+    `` \t*#>_-``, with one of `_MARKERS` (any case) and a colon (after any of `` \t*_``); the
+    last line with one counts, and only after the last `<answer>` tag.
+    """
     best = (-1, -1, "")
-    tags = deque(_ANSWER_OPEN.finditer(text), maxlen=1)  # the last one
+    tags = deque(_ANSWER_OPEN.finditer(text), maxlen=1) if "<" in text else ()  # the last one
     tag = tags[0] if tags else None
     if tag is not None:
         close = _ANSWER_CLOSE.search(text, tag.end())
         best = (tag.end(), close.start() if close is not None else len(text), "<answer>")
+    found = _last_marker_ascii(text, best[0]) if text.isascii() else _last_marker_by_line(text, best[0])
+    return best if found is None else (found[0], len(text), found[1])
+
+
+def _last_marker_by_line(text: str, after: int) -> tuple[int, str] | None:
+    """`(index after the colon, "'Marker:'")` of the last marker line starting at or after `after`, or None.
+
+    Every `splitlines` line, in Python: about a microsecond a line (a millisecond for an indented
+    JSON answer), which ASCII text avoids (`_last_marker_ascii`).
+    """
+    best = None
     offset = 0
     for line in text.splitlines(keepends=True):
-        line_start = offset
+        if offset >= after:
+            best = _line_marker(line, offset) or best
         offset += len(line)
-        if line_start < best[0]:
-            continue
-        body = line.lstrip(" \t*#>_-")
-        head = body[:16].lower()
-        for marker in _MARKERS:
-            if head.startswith(marker):
-                rest = body[len(marker) :]
-                after = rest.lstrip(" \t*_")
-                if after.startswith(":"):
-                    colon = line_start + (len(line) - len(body)) + len(marker) + (len(rest) - len(after))
-                    best = (colon + 1, len(text), f"'{body[: len(marker)]}:'")
-                break
     return best
+
+
+def _line_marker(line: str, line_start: int) -> tuple[int, str] | None:
+    """`(index after the colon, "'Marker:'")` if `line` (at `line_start` in the text) is a marker line."""
+    body = line.lstrip(_MARKER_PREFIX)
+    head = body[:16].lower()
+    for marker in _MARKERS:
+        if head.startswith(marker):
+            rest = body[len(marker) :]
+            colon_side = rest.lstrip(_MARKER_SUFFIX)
+            if colon_side.startswith(":"):
+                colon = line_start + (len(line) - len(body)) + len(marker) + (len(rest) - len(colon_side))
+                return colon + 1, f"'{body[: len(marker)]}:'"
+            return None
+    return None
+
+
+def _last_marker_ascii(text: str, after: int) -> tuple[int, str] | None:
+    """`_last_marker_by_line` for ASCII text, at C speed.
+
+    Text of up to `_FEW_LINES` lines broken only by `\n` is read line by line, the lines found by
+    memchr (`str.find`). Otherwise each marker word is searched for from the end of the lowered
+    text (ASCII: lowering keeps every offset), and an occurrence counts when only
+    `_MARKER_PREFIX` characters stand between it and the start of its line (a `splitlines` line
+    break, or the text's start) and a colon follows. The last line wins, so each word's search
+    stops at its first occurrence that counts, or at the line of the best found so far.
+    """
+    if not any(char in text for char in _ASCII_BREAKS[1:]):
+        best, start = None, 0
+        for _ in range(_FEW_LINES):
+            newline = text.find("\n", start)
+            end = len(text) if newline < 0 else newline + 1
+            if start >= after:
+                best = _line_marker(text[start:end], start) or best
+            if end == len(text):
+                return best
+            start = end
+    low = text.lower()
+    best, best_line = None, after - 1  # a marker line must start at or after `after`, and after the best so far
+    for marker in _MARKERS:
+        stop = len(low)
+        while True:
+            at = low.rfind(marker, 0, stop)
+            if at < 0:
+                break
+            stop = at + len(marker) - 1  # next: an occurrence starting before this one
+            line_start = at
+            while line_start > 0 and text[line_start - 1] in _MARKER_PREFIX:
+                line_start -= 1
+            if line_start > 0 and text[line_start - 1] not in _ASCII_BREAKS:
+                continue  # not at the start of its line
+            if line_start <= best_line:
+                break  # this line, and any before it, is not later than the best so far
+            colon = at + len(marker)
+            while colon < len(text) and text[colon] in _MARKER_SUFFIX:
+                colon += 1
+            if colon < len(text) and text[colon] == ":":
+                best, best_line = (colon + 1, f"'{text[at : at + len(marker)]}:'"), line_start
+                break  # the last line this marker ends (any earlier occurrence is on an earlier line)
+    return best
+
+
+#: Up to how many lines `_last_marker_ascii` reads line by line.
+_FEW_LINES = 32
+#: Characters before a marker at the start of its line (markdown: lists, headings, quotes, emphasis).
+_MARKER_PREFIX = " \t*#>_-"
+#: Characters between a marker and its colon (emphasis).
+_MARKER_SUFFIX = " \t*_"
+#: The ASCII characters `str.splitlines` breaks lines at.
+_ASCII_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e"
+
+
+def _find_fence(text: str, start: int, end: int) -> int:
+    """`text.find("```", start, end)`, found through single backticks (memchr, in C, many times faster
+    than the three-character search on text with many spaces); after 64 lone backticks (inline
+    code), the three-character search does the rest."""
+    if end - 2 <= start:  # (a negative bound would count from the end of the text)
+        return -1
+    for _ in range(64):
+        at = text.find("`", start, end - 2)
+        if at < 0 or text.startswith("``", at + 1, end):
+            return at
+        start = at + 1
+    return text.find("```", start, end)
 
 
 def _fences(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -379,7 +470,7 @@ def _fences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     marks: list[int] = []
     position = start
     while True:
-        found = text.find("```", position, end)
+        found = _find_fence(text, position, end)
         if found < 0:
             break
         marks.append(found)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from helpers import answer_text_strategy
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from structsim_nb.answers import FORMS, ParsedAnswer, parse_answer
@@ -347,3 +347,68 @@ def test_depth_limits_below_two_are_kept_exactly():
     assert parse_answer("[1, 2]", max_depth=0).form == "none"
     assert parse_answer("[]", max_depth=0).value == []
     assert parse_answer("[1, 2]", max_depth=1).value == [1, 2]
+
+
+_MARKER_PIECES = st.sampled_from(
+    [
+        "Final Answer",
+        "final answer",
+        "ANSWER",
+        "answer",
+        "Answers",
+        "output",
+        "Result",
+        "response",
+        "resul",
+        ":",
+        " ",
+        "\t",
+        "*",
+        "**",
+        "#",
+        ">",
+        "_",
+        "-",
+        "\n",
+        "\r\n",
+        "\r",
+        "\x0b",
+        "\x0c",
+        "\x1c",
+        "\x1e",
+        "x",
+        '{"result": 1}',
+        "<answer>",
+        "</answer>",
+    ]
+)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True)
+@given(pieces=st.lists(_MARKER_PIECES, max_size=16), repeat=st.sampled_from([1, 1, 3, 12]), after=st.integers(-1, 90))
+@example(pieces=["Answer", ":", "x"], repeat=1, after=0)  # a marker line starting exactly at `after`
+@example(pieces=["x", "\n", "Result", ":"], repeat=1, after=2)
+@example(pieces=["x", "\r", "Result", ":"], repeat=12, after=2)
+def test_ascii_markers_are_the_lines_markers(pieces, repeat, after):
+    """ASCII text finds its last marker line by memchr (few lines) or from the marker words searched from
+    the end (`_last_marker_ascii`): the same as reading every `splitlines` line (`_last_marker_by_line`),
+    which non-ASCII text still does."""
+    from structsim_nb.answers import _last_marker_ascii, _last_marker_by_line
+
+    text = "".join(pieces) * repeat
+    assert _last_marker_ascii(text, after) == _last_marker_by_line(text, after)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(
+    text=st.text(alphabet="`` x\n", max_size=200),
+    start=st.integers(0, 210),
+    end=st.integers(0, 210),
+)
+def test_fences_are_found_as_str_find_finds_them(text, start, end):
+    """`_find_fence` (single backticks, memchr) is `text.find("```", start, end)`, also past 64 lone backticks."""
+    from structsim_nb.answers import _find_fence
+
+    assert _find_fence(text, start, end) == text.find("```", start, end)
+    many = "`x" * 100 + text
+    assert _find_fence(many, start, end + 200) == many.find("```", start, end + 200)
