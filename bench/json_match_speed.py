@@ -177,6 +177,7 @@ def workloads(rng: random.Random) -> list[tuple[str, Callable[[], Any], Callable
     small_p, large_p = altered(small, rng), altered(large, rng)
     large_text, large_p_text = json.dumps(large), json.dumps(large_p)
     prose = f"Here is the extraction:\n```json\n{large_p_text}\n```\nDone."
+    indented = f"Here is the extraction:\n```json\n{json.dumps(large_p, indent=2)}\n```\nDone."
     large_one_off = json.loads(large_text)
     large_one_off["line_items"][-1]["quantity"] += 1
     field_eval, diff_eval, exact_eval, contains_eval = JsonFieldMatch(FIELDS), JsonDiff(), ExactMatch(), ContainsJson()
@@ -239,6 +240,12 @@ def workloads(rng: random.Random) -> list[tuple[str, Callable[[], Any], Callable
             lambda: agenta_contains_json(prose),
             lambda: contains_json(prose),
             row(contains_eval, prose, None),
+        ),
+        (
+            "contains_json, ~1,000 leaves, indented, fenced",
+            lambda: agenta_contains_json(indented),
+            lambda: contains_json(indented),
+            row(contains_eval, indented, None),
         ),
     ]
 

@@ -40,8 +40,9 @@ import orjson
 
 __all__ = ["loads", "loads_within", "shallow"]
 
-_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
-_LONG_RUN = "0" * 19
+#: `bytes.translate` table writing every digit but 0 as 0, so a run of digits is a run of zeros.
+_DIGITS_AS_ZERO = bytes(range(256)).translate(bytes.maketrans(b"123456789", b"000000000"))
+_LONG_RUN = b"0" * 19
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -50,14 +51,21 @@ def loads(text: str) -> Any:
     return _loads(text)[0]
 
 
-def _loads(text: str) -> tuple[Any, bool]:
-    """`(json.loads(text), read_by_orjson)`; orjson's values hold no integer past 64 bits and no NaN."""
-    if text.translate(_DIGITS_AS_ZERO).find(_LONG_RUN) < 0:
+def _loads(text: str) -> tuple[Any, bytes | None]:
+    """`(json.loads(text), the text's UTF-8 bytes if orjson read them, else None)`.
+
+    orjson's values hold no integer past 64 bits and no NaN. The text is read as UTF-8 bytes (a
+    lone surrogate written with `surrogatepass`, which orjson refuses as it refuses it in a
+    `str`), so the digit check and `loads_within`'s count share one encoding; in UTF-8 no
+    multi-byte character holds an ASCII byte, so a run of ASCII digits is the same run.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    if data.translate(_DIGITS_AS_ZERO).find(_LONG_RUN) < 0:
         try:
-            return orjson.loads(text), True
+            return orjson.loads(data), data
         except orjson.JSONDecodeError:
             pass  # json.loads reads it, or raises its own error
-    return json.loads(text), False
+    return json.loads(text), None
 
 
 def loads_within(text: str, limit: int) -> tuple[Any, bool]:
@@ -65,25 +73,30 @@ def loads_within(text: str, limit: int) -> tuple[Any, bool]:
 
     Only what orjson read is vouched for (so no integer is too long to write out, as the readers'
     exact walk requires); text with fewer than `limit - 1` opening brackets cannot nest that deep,
-    so only longer structures are walked. Raises as `loads` raises.
+    so only longer structures are measured. Raises as `loads` raises.
     """
-    value, by_orjson = _loads(text)
-    if not by_orjson or limit < 2:  # (a limit under 2 vouches for nothing, as `shallow` says)
+    value, data = _loads(text)
+    if data is None or limit < 2:  # (a limit under 2 vouches for nothing, as `shallow` says)
         return value, False
-    brackets = text.count("{") + text.count("[")
+    shape = _shape(data)
+    brackets = shape.count(b"(") if shape is not None else data.count(b"{") + data.count(b"[")
     if brackets < limit - 1:
         return value, True  # every container needs a bracket of its own; orjson gives only plain types
-    # Counting on the text costs about 0.4 ns a byte, walking the value about 0.2 us a container: the text
-    # only where it is not mostly long strings (which the walk passes over at no cost).
-    if len(text) <= _TEXT_BYTES_PER_CONTAINER * brackets:
-        levels = _text_depth(text, limit - 1)
+    # Counting on the shape costs about 1 ns a byte of text in all, walking the value about 0.2 us a container:
+    # the shape only where the text is not mostly long strings (which the walk passes over at no cost).
+    if shape is not None and len(data) <= _TEXT_BYTES_PER_CONTAINER * brackets:
+        levels = _shape_depth(shape, limit - 1)
         if levels is not None:
             return value, levels <= limit - 1
     return value, shallow(value, limit)
 
 
 #: Up to how many characters of text per container `loads_within` counts levels on the text, not the value.
-_TEXT_BYTES_PER_CONTAINER = 64
+#: Measured (loads_within, us, text route / walk): indented JSON (87 and 117 characters a container,
+#: mostly indentation) 0.78 and 0.81; 150-character plain strings 0.87, 300 1.00, 600 1.07; strings
+#: holding a bracket (the count gives up, then walks) 1.18-1.23 wherever they fall. 128 takes the
+#: common indented answer the faster way and leaves long strings to the walk.
+_TEXT_BYTES_PER_CONTAINER = 128
 #: Passes `_text_depth` makes before it leaves a deep text to the walk (each pass reads what is left).
 _MOST_PASSES = 16
 #: `_text_depth` leaves a text to the walk when more than one byte in this many is a backslash.
@@ -109,31 +122,45 @@ def _text_depth(text: str, most: int) -> int | None:
     repeats a key, the decoded value keeps only the last one, so its depth can be less, never
     more (a count that says "too deep" then only sends the caller to the exact walk).
 
-    On the UTF-8 bytes (a multi-byte character never holds an ASCII byte): escaped backslashes,
-    then escaped quotes, are dropped (left to right, as a JSON reader reads escapes; outside
-    strings valid JSON has no backslash); everything but quotes and brackets is deleted; and each
-    `""` left is a string without a bracket, dropped in one left-to-right pass. A string holding a
-    bracket leaves its opening quote behind (the quote before it, if any, closed the string
-    before, which that pass has already paired), so no quote left means only the structure's
-    brackets are. Each pass removing every `()` then takes off one level: the containers holding
-    no container.
+    Measured on the UTF-8 bytes' shape (`_shape`), pass by pass (`_shape_depth`).
     """
-    data = text.encode("utf-8", "surrogatepass")
+    shape = _shape(text.encode("utf-8", "surrogatepass"))
+    return None if shape is None else _shape_depth(shape, most)
+
+
+def _shape(data: bytes) -> bytes | None:
+    """The quotes and brackets of valid JSON's UTF-8 bytes, every bracket as `(` or `)` and each string without a
+    bracket gone; None when escapes are many (more than one byte in `_ESCAPE_SHARE`).
+
+    A multi-byte character never holds an ASCII byte. Escaped backslashes, then escaped quotes,
+    are dropped (left to right, as a JSON reader reads escapes; outside strings valid JSON has no
+    backslash); everything but quotes and brackets is deleted; and each `""` left is a string
+    without a bracket, dropped in one left-to-right pass. A string holding a bracket leaves its
+    opening quote behind (the quote before it, if any, closed the string before, which that pass
+    has already paired), so no quote left means only the structure's brackets are.
+    """
     if b"\\" in data:  # (one byte: found by memchr, far faster than a two-byte search)
         if data.count(b"\\") * _ESCAPE_SHARE > len(data):
             return None
         data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    data = data.translate(_BRACKETS_AS_PARENTHESES, _ALL_BUT_QUOTES_AND_BRACKETS).replace(b'""', b"")
-    if b'"' in data:
+    return data.translate(_BRACKETS_AS_PARENTHESES, _ALL_BUT_QUOTES_AND_BRACKETS).replace(b'""', b"")
+
+
+def _shape_depth(shape: bytes, most: int) -> int | None:
+    """The levels of a `_shape`, `most + 1` if over `most`, or None (a quote is left, or passes cost too much).
+
+    Each pass removing every `()` takes off one level: the containers holding no container.
+    """
+    if b'"' in shape:
         return None
     levels = 0
-    while data:
+    while shape:
         if levels == most:
             return most + 1
         if levels == _MOST_PASSES:
             return None
-        before, data = len(data), data.replace(b"()", b"")
-        if len(data) > _MOST_LEFT_AFTER_A_PASS * before:  # long chains: a pass for each link; walk them
+        before, shape = len(shape), shape.replace(b"()", b"")
+        if len(shape) > _MOST_LEFT_AFTER_A_PASS * before:  # long chains: a pass for each link; walk them
             return None
         levels += 1
     return levels

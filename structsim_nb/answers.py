@@ -42,6 +42,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import deque
+from itertools import pairwise
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -407,15 +408,19 @@ def _last_marker_ascii(text: str, after: int) -> tuple[int, str] | None:
     stops at its first occurrence that counts, or at the line of the best found so far.
     """
     if not any(char in text for char in _ASCII_BREAKS[1:]):
-        best, start = None, 0
-        for _ in range(_FEW_LINES):
-            newline = text.find("\n", start)
-            end = len(text) if newline < 0 else newline + 1
-            if start >= after:
-                best = _line_marker(text[start:end], start) or best
-            if end == len(text):
-                return best
-            start = end
+        starts = [0]  # where each line starts; then where the text ends
+        newline = text.find("\n")
+        while newline >= 0 and len(starts) <= _FEW_LINES:
+            starts.append(newline + 1)
+            newline = text.find("\n", newline + 1)
+        if newline < 0:  # every line found: few of them
+            if starts[-1] != len(text):
+                starts.append(len(text))
+            best = None
+            for start, end in pairwise(starts):
+                if start >= after:
+                    best = _line_marker(text[start:end], start) or best
+            return best
     low = text.lower()
     best, best_line = None, after - 1  # a marker line must start at or after `after`, and after the best so far
     for marker in _MARKERS:
