@@ -42,8 +42,8 @@ from __future__ import annotations
 import logging
 import re
 from collections import deque
-from itertools import pairwise
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Any
 
 from ._candidates import Budget, last_structure, read_whole
