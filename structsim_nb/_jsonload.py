@@ -5,8 +5,9 @@ as fast) reads it first when it can only give the same value; where it refuses, 
 would read differently, `json.loads` reads it:
 
 - integers of 19 or more digits (orjson reads those past 64 bits as floats, or refuses them):
-  any run of 19 digits in the text sends it to `json.loads` (found by `str.translate` and
-  `str.find`, in C: a regular expression takes ten times as long on digit-rich text);
+  any run of 19 digits in the text sends it to `json.loads` (found by `bytes.translate` and
+  `bytes.find` on the UTF-8 bytes orjson then reads, in C: a regular expression takes ten times
+  as long on digit-rich text);
 - `NaN`, `Infinity`, lone surrogates, numbers that overflow to infinity: orjson refuses them,
   `json.loads` reads them (or raises its own error, with its own message and position).
 
@@ -18,7 +19,7 @@ repeated keys, in the first one's place.
 value holds only JSON types with every container above depth `limit - 1`; the readers then skip
 their own exact, slower walk, which they still run on anything it does not vouch for.
 `loads_within(text, limit)` reads the text and says the same of what orjson read; it measures the
-nesting on the text's bytes where that is cheaper (`_text_depth`: a few passes in C, about a third
+nesting on the text's bytes where that is cheaper (`_shape`, `_shape_depth`: a few passes in C, about a third
 of the walk's time on a typical extraction), and walks the value where it is not (long strings,
 many escapes, long chains) or where the text cannot tell (a string holding a bracket).
 
