@@ -336,6 +336,8 @@ def _json_safe(value: Any) -> Any:
     kind = type(value)
     if kind is str or kind is int or kind is bool or value is None:
         return value
+    if kind is float:  # (scores, mostly: before the container checks)
+        return value if math.isfinite(value) else repr(value)
     if kind is dict or isinstance(value, dict):
         return {key: _json_safe(item) for key, item in value.items()}
     if kind is list or isinstance(value, list):
