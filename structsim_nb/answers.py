@@ -422,6 +422,7 @@ def _last_marker_ascii(text: str, after: int) -> tuple[int, str] | None:
                     best = _line_marker(text[start:end], start) or best
             return best
     low = text.lower()
+    backwards = ""  # the text reversed, made when a run of prefix characters is first measured
     best, best_line = None, after - 1  # a marker line must start at or after `after`, and after the best so far
     for marker in _MARKERS:
         stop = len(low)
@@ -431,17 +432,16 @@ def _last_marker_ascii(text: str, after: int) -> tuple[int, str] | None:
                 break
             stop = at + len(marker) - 1  # next: an occurrence starting before this one
             line_start = at
-            while line_start > 0 and text[line_start - 1] in _MARKER_PREFIX:
-                line_start -= 1
+            if at and text[at - 1] in _MARKER_PREFIX:  # measure the run of prefix characters, in C
+                backwards = backwards or text[::-1]
+                line_start -= _PREFIX_RUN.match(backwards, len(text) - at).end() - (len(text) - at)
             if line_start > 0 and text[line_start - 1] not in _ASCII_BREAKS:
                 continue  # not at the start of its line
             if line_start <= best_line:
                 break  # this line, and any before it, is not later than the best so far
-            colon = at + len(marker)
-            while colon < len(text) and text[colon] in _MARKER_SUFFIX:
-                colon += 1
-            if colon < len(text) and text[colon] == ":":
-                best, best_line = (colon + 1, f"'{text[at : at + len(marker)]}:'"), line_start
+            colon = _COLON_AFTER.match(text, at + len(marker))
+            if colon is not None:
+                best, best_line = (colon.end(), f"'{text[at : at + len(marker)]}:'"), line_start
                 break  # the last line this marker ends (any earlier occurrence is on an earlier line)
     return best
 
@@ -452,6 +452,10 @@ _FEW_LINES = 32
 _MARKER_PREFIX = " \t*#>_-"
 #: Characters between a marker and its colon (emphasis).
 _MARKER_SUFFIX = " \t*_"
+#: A run of `_MARKER_PREFIX` characters (matched on the reversed text, to measure one that ends at a marker).
+_PREFIX_RUN = re.compile(f"[{re.escape(_MARKER_PREFIX)}]*")
+#: `_MARKER_SUFFIX` characters and the colon after a marker.
+_COLON_AFTER = re.compile(f"[{re.escape(_MARKER_SUFFIX)}]*:")
 #: The ASCII characters `str.splitlines` breaks lines at.
 _ASCII_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e"
 
