@@ -18,7 +18,7 @@ from typing import Any
 from .._jsonload import loads
 from ..answers import MAX_CHARS, has_think_tag
 from ..errors import GroundTruthError
-from .flatten import LeafTally, Steps, compare_rows, flatten, flatten_json, fold_keys, leaf_path
+from .flatten import LeafTally, Steps, agree_noting, compare_rows, flatten, flatten_json, fold_keys, leaf_path
 from .paths import render_path
 from .results import JsonMatchResult, LeafResults, json_match_result, with_notes
 from .values import JsonRead, check_threshold, how_read, json_type, read_expected, read_output, same_value
@@ -286,14 +286,7 @@ def _tally_present(
             continue
         if predicted is missing:
             return None
-        agreed = agree(expected, predicted)
-        try:
-            python_eq = bool(expected == predicted)
-        except Exception:  # pragma: no cover - JSON values always compare
-            python_eq = False
-        if python_eq != agreed:
-            tally.eq_differs.append(key)
-        if agreed:
+        if agree_noting(agree, expected, predicted, key, tally):
             matched += 1
             null_matched += expected is None
         else:

@@ -29,6 +29,7 @@ __all__ = [
     "flatten_differences",
     "flatten_json",
     "fold_keys",
+    "agree_noting",
     "leaf_path",
 ]
 
@@ -303,6 +304,20 @@ class LeafTally:
 _EQUAL_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
+def agree_noting(
+    agree: Callable[[Any, Any], bool], expected: Any, predicted: Any, key: Steps, tally: LeafTally
+) -> bool:
+    """`agree(expected, predicted)`, with `key` added to `tally.eq_differs` when Python `==` says otherwise."""
+    agreed = agree(expected, predicted)
+    try:
+        python_eq = bool(expected == predicted)
+    except Exception:  # pragma: no cover - JSON values always compare
+        python_eq = False
+    if python_eq != agreed:
+        tally.eq_differs.append(key)
+    return agreed
+
+
 def compare_rows(
     gt: dict[Steps, Any],
     out: dict[Steps, Any],
@@ -341,14 +356,7 @@ def compare_rows(
                 if expected is None:
                     null_matched += 1
                 continue
-            agreed = agree(expected, predicted)
-            try:
-                python_eq = bool(expected == predicted)
-            except Exception:  # pragma: no cover - JSON values always compare
-                python_eq = False
-            if python_eq != agreed:
-                tally.eq_differs.append(key)
-            if agreed:
+            if agree_noting(agree, expected, predicted, key, tally):
                 append((key, "match", expected, predicted, "equal"))
                 matched += 1
                 if expected is None:

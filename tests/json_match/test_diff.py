@@ -139,14 +139,11 @@ class TestNotes:
         assert result.fields[0].status == "wrong" and result.notes == ()
 
 
-@settings(max_examples=400, deadline=None, derandomize=True)
-@given(pair=json_pair_strategy(), options=st.integers(0, 127))
-def test_given_dicts_score_as_the_general_path(pair, options):
-    """Dicts and lists given as they are are checked while flattened (one walk); a `dict` subclass holds
-    the same data and is read first: the results, notes and field scores included, are the same."""
-    truth, output = pair
-    flags = [(options >> bit) & 1 == 1 for bit in range(7)]
-    kwargs = dict(
+def _options(bits):
+    """`json_diff` options, one per bit of `bits`: schema only, case-insensitive keys, extra keys penalised,
+    nulls skipped, empty containers compared, null is missing, threshold 0."""
+    flags = [(bits >> bit) & 1 == 1 for bit in range(7)]
+    return dict(
         compare_schema_only=flags[0],
         case_insensitive_keys=flags[1],
         penalize_extra_keys=flags[2],
@@ -155,6 +152,15 @@ def test_given_dicts_score_as_the_general_path(pair, options):
         null_is_missing=flags[5],
         threshold=0.0 if flags[6] else None,
     )
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(pair=json_pair_strategy(), options=st.integers(0, 127))
+def test_given_dicts_score_as_the_general_path(pair, options):
+    """Dicts and lists given as they are are checked while flattened (one walk); a `dict` subclass holds
+    the same data and is read first: the results, notes and field scores included, are the same."""
+    truth, output = pair
+    kwargs = _options(options)
 
     def run(actual, expected):
         try:
@@ -173,15 +179,7 @@ def test_counting_present_leaves_scores_as_the_rows(pair, options):
     from structsim_nb.json_match import diff as module
 
     truth, output = pair
-    flags = [(options >> bit) & 1 == 1 for bit in range(6)]
-    kwargs = dict(
-        compare_schema_only=flags[0],
-        case_insensitive_keys=flags[1],
-        penalize_extra_keys=flags[2],
-        skip_nulls=flags[3],
-        compare_empty_containers=flags[4],
-        null_is_missing=flags[5],
-    )
+    kwargs = _options(options)
 
     def run():
         try:
