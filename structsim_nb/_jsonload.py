@@ -98,15 +98,15 @@ def loads_within(text: str, limit: int) -> tuple[Any, bool]:
 #: holding a bracket (the count gives up, then walks) 1.18-1.23 wherever they fall. 128 takes the
 #: common indented answer the faster way and leaves long strings to the walk.
 _TEXT_BYTES_PER_CONTAINER = 128
-#: Passes `_text_depth` makes before it leaves a deep text to the walk (each pass reads what is left).
+#: Passes `_shape_depth` makes before it leaves a deep text to the walk (each pass reads what is left).
 _MOST_PASSES = 16
-#: `_text_depth` leaves a text to the walk when more than one byte in this many is a backslash.
+#: `_shape` leaves a text to the walk when more than one byte in this many is a backslash.
 _ESCAPE_SHARE = 16
 #: ... or when a pass leaves more than this share of the brackets it read.
 _MOST_LEFT_AFTER_A_PASS = 0.75
 
 
-# Bytes kept by `_text_depth`: quotes and brackets, every bracket read as a parenthesis.
+# Bytes kept by `_shape`: quotes and brackets, every bracket read as a parenthesis.
 _BRACKETS_AS_PARENTHESES = bytes(range(256)).translate(bytes.maketrans(b"{}[]", b"()()"))
 _ALL_BUT_QUOTES_AND_BRACKETS = bytes(byte for byte in range(256) if byte not in b'"{}[]')
 
