@@ -7,9 +7,10 @@ cheap: the engine, pandas and the integrations are imported by the name that nee
 
 from __future__ import annotations
 
-import importlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .answers import ParsedAnswer, parse_answer
@@ -99,15 +100,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use and cache it on the package."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'structsim_nb' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)

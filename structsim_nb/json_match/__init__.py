@@ -8,9 +8,9 @@ holds the result types, and `agenta` says where Agenta would score differently.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from .contains import contains_json
 from .diff import json_diff
 from .exact import exact_match
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 #: The Strands Evals evaluators load on first use: Strands Evals takes over a second to import, and the
 #: functions (what `structsim-nb evaluate --scorer json_field_match` calls) never need it.
-_EVALUATORS = frozenset({"ContainsJson", "ExactMatch", "JsonDiff", "JsonFieldMatch"})
+_EVALUATORS = ("ContainsJson", "ExactMatch", "JsonDiff", "JsonFieldMatch")
 
 __all__ = [
     "ContainsJson",
@@ -43,13 +43,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EVALUATORS:
-        raise AttributeError(f"module 'structsim_nb.json_match' has no attribute {name!r}")
-    value = getattr(importlib.import_module(".evaluators", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(_EVALUATORS, ".evaluators"), globals(), __all__)

@@ -142,9 +142,9 @@ def json_field_match(
             "Use exact_match for a single value"
         )
     read = read_as_given(actual) if local and isinstance(actual, (dict, list)) else read_output(actual, deep=False)
+    loaded = _loaded(actual, expected, gt, read)
     if plain is not None and type(gt) is dict and read.ok and type(read.value) is dict:
         # Both sides plain dicts, and what Agenta reads too (as given, or `json.loads` of the whole text).
-        loaded = _loaded(actual, expected, gt, read)
         if (gt is expected or "expected_loaded" in loaded) and (read.value is actual or "output_loaded" in loaded):
             quick = _given_scalars(plain, gt, read.value, bar)
             if quick is not None:
@@ -154,9 +154,7 @@ def json_field_match(
     # our values; anything else goes through the emulation. None: Agenta raises on this ground truth.
     given = type(expected) is dict and type(actual) is dict and read.ok and gt is expected and read.value is actual
     given_scores: dict[str, float] = {}  # filled in below when `given`
-    theirs = (
-        given_scores if given else agenta.field_scores(actual, expected, paths, **_loaded(actual, expected, gt, read))
-    )
+    theirs = given_scores if given else agenta.field_scores(actual, expected, paths, **loaded)
     notes: list[str] = []
     if theirs is None:
         notes.append("ground truth given as a list is read as JSON (Agenta raises unless it is JSON text)")

@@ -21,6 +21,7 @@ from .results import FieldResult, LeafRow, field_result
 from .values import json_type, short
 
 __all__ = [
+    "agree_noting",
     "LeafTally",
     "Steps",
     "compare_leaves",
@@ -29,7 +30,6 @@ __all__ = [
     "flatten_differences",
     "flatten_json",
     "fold_keys",
-    "agree_noting",
     "leaf_path",
 ]
 

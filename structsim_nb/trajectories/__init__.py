@@ -10,8 +10,9 @@ evaluate` never imports Strands Evals.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from . import json_scorers as _json_scorers  # noqa: F401  (registers the JSON scorers)
 from .runner import EvaluationRun, load_scenarios, load_trajectories, read_scenario_ids, run_evaluation
 from .scorers import ScoreResult, register_scorer, scorer_names
@@ -34,14 +35,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name != "StaticJsonEvaluator":
-        raise AttributeError(f"module 'structsim_nb.trajectories' has no attribute {name!r}")
-    from .static_json_evaluator import StaticJsonEvaluator
-
-    globals()[name] = StaticJsonEvaluator
-    return StaticJsonEvaluator
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, {"StaticJsonEvaluator": ".static_json_evaluator"}, globals(), __all__)
