@@ -76,7 +76,8 @@ def test_a_callers_freeze_and_a_disabled_collector_are_left_as_they_are() -> Non
     count = gc.get_freeze_count()
     with older_objects_frozen():
         pass
-    assert gc.get_freeze_count() == count  # not unfrozen by us
+    # Not unfrozen by us (that would empty the frozen set); frozen objects that die in between only shrink it.
+    assert 0 < gc.get_freeze_count() <= count
     gc.unfreeze()
     gc.disable()
     with older_objects_frozen():
