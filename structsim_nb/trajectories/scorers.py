@@ -39,6 +39,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from .._jsondump import round_trip
+from .._jsonload import loads
 from ..answers import parse_answer
 from ..errors import SchemaLoadError, ScoringError, UnknownScorerError
 from .static_json import evaluate_static_json, rationale
@@ -234,7 +236,7 @@ def score_similarity(
 
     _check_similarity(options)
     try:
-        json.loads(gold)
+        loads(gold)  # json.loads, read by orjson where that is the same
     except (ValueError, RecursionError):  # not JSON, a number past the digit limit, or too deep
         parsed = parse_answer(gold)
         if not parsed.found or not isinstance(parsed.value, dict):
@@ -244,7 +246,7 @@ def score_similarity(
             ) from None
     evaluator = _similarity_evaluator(str(options["schema"]))
     (row,) = evaluator.evaluate(EvaluationData(input="", actual_output=answer, expected_output=gold))
-    details = json.loads(json.dumps(row.metadata or {}, sort_keys=True, default=str))
+    details = round_trip(row.metadata or {})  # json.loads(json.dumps(..., sort_keys=True, default=str))
     return ScoreResult("similarity", bool(row.test_pass), float(row.score), str(row.reason or ""), details)
 
 
