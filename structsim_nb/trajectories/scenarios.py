@@ -55,19 +55,19 @@ class _ScenarioBase(TypedDict):
     folder: str
 
 
-def _read_scenario(folder: Path) -> Scenario:
-    """One scenario folder; anything that goes wrong reading it is the scenario's `error`."""
-    scenario_id = folder.name.removeprefix("scenario_")
-    base: _ScenarioBase = {"id": scenario_id, "folder": folder.name}
+def _read_scenario(root: str, name: str) -> Scenario:
+    """The scenario folder `name` in `root`; anything that goes wrong reading it is the scenario's `error`."""
+    base: _ScenarioBase = {"id": name.removeprefix("scenario_"), "folder": name}
+    folder = os.path.join(root, name)  # (text, not a Path: thousands of joins)
     try:
         return _parse_scenario(folder, base)
     except Exception as exc:  # noqa: BLE001 - isolated per scenario: its runs become error entries
         return Scenario(**base, error=f"scenario folder could not be read: {type(exc).__name__}: {exc}")
 
 
-def _parse_scenario(folder: Path, base: _ScenarioBase) -> Scenario:
+def _parse_scenario(folder: str, base: _ScenarioBase) -> Scenario:
     try:
-        truth = read_text(folder / "groundtruth.txt").strip()
+        truth = read_text(os.path.join(folder, "groundtruth.txt")).strip()
     except FileNotFoundError:
         return Scenario(**base, error="scenario folder has no groundtruth.txt")
     except UnicodeDecodeError as exc:
@@ -78,7 +78,7 @@ def _parse_scenario(folder: Path, base: _ScenarioBase) -> Scenario:
         return Scenario(**base, error="groundtruth.txt is empty")
     metadata = None
     try:
-        meta_text = read_text(folder / "groundtruth_eval.json")
+        meta_text = read_text(os.path.join(folder, "groundtruth_eval.json"))
     except FileNotFoundError:
         meta_text = None
     except (OSError, UnicodeDecodeError) as exc:
@@ -204,7 +204,6 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
             try:
                 with os.scandir(root) as listing:
                     names = sorted(e.name for e in listing if not e.name.startswith(".") and e.is_dir())
-                folders = [root / name for name in names]
             except OSError as exc:
                 problems.append(
                     problem(
@@ -213,15 +212,16 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
                         f"cannot be read: {exc.strerror or exc}; no scenario in it was loaded",
                     )
                 )
-                folders = []
-            found = [_read_scenario(folder) for folder in folders]
+                names = []
+            found = [_read_scenario(str(root), name) for name in names]
         else:
             raise NotADirectoryError(
                 f"--scenarios must be a folder of scenario folders or a scenario file; {str(root)!r} does not exist"
             )
+        folders = root.is_dir()
         for scenario in found:
             # Where it came from, as a path a user can open: the folder, or `<file>#<entry>`.
-            where = str(root / scenario.folder) if root.is_dir() else str(root.with_name(scenario.folder))
+            where = os.path.join(root, scenario.folder) if folders else str(root.with_name(scenario.folder))
             if scenario.id in seen:
                 problems.append(
                     problem(

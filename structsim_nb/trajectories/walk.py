@@ -130,12 +130,14 @@ def _classify(
         if stat.S_ISDIR(mode):
             message = "symbolic link to a folder, not followed (it could loop); pass that folder, or link its files"
             return "found", Found(path, relative + "/", message)
+    elif entry.is_dir(follow_symlinks=False):  # (the listing's file type where the system gives one: no stat)
+        if is_own_folder(name) or os.path.realpath(path) in skip_real:
+            return "skipped", Found(path, relative + "/", "a folder this run writes its reports to")
+        return "folder", None
+    elif not is_json:
+        return None
     else:
-        mode = entry.stat(follow_symlinks=False).st_mode
-        if stat.S_ISDIR(mode):
-            if is_own_folder(name) or os.path.realpath(path) in skip_real:
-                return "skipped", Found(path, relative + "/", "a folder this run writes its reports to")
-            return "folder", None
+        mode = stat.S_IFREG if entry.is_file(follow_symlinks=False) else entry.stat(follow_symlinks=False).st_mode
     if not is_json:
         return None
     if name.startswith("."):

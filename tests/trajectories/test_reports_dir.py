@@ -114,3 +114,18 @@ def test_signals_are_held_during_the_move_and_delivered_after() -> None:
             os.kill(os.getpid(), signal.SIGINT)
             moved.append("still here")  # the interrupt waits for the step to finish
     assert moved == ["still here"]
+
+
+def test_a_file_is_written_whole_and_a_failed_write_is_not_listed(tmp_path: Path) -> None:
+    out = ReportsFolder(tmp_path / "r")
+    out.check()
+    out.stage()
+    big = os.urandom(3 << 20)  # several writes' worth for some systems
+    assert out.write("a.json", big) == tmp_path / "r" / "a.json"
+    assert out.write("a.json", b"shorter") == tmp_path / "r" / "a.json"  # rewritten, truncated, as "wb" does
+    with pytest.raises(FileNotFoundError):
+        out.write("no-such-folder/b.json", b"{}")
+    out.write("_aggregate.json", b'{"results": [{"report": "a.json"}]}')
+    out.publish()
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["_aggregate.json", "a.json"]
+    assert (tmp_path / "r" / "a.json").read_bytes() == b"shorter"

@@ -192,8 +192,8 @@ class TestHostileInput:
         (tmp_path / "more.jsonl").write_text("\n".join(lines) + "\n" + "{not json\n")
         real = scenarios.read_text
 
-        def read_text(path: Path) -> str:
-            if path == tmp_path / "s" / "scenario_2" / "groundtruth.txt":
+        def read_text(path: str | Path) -> str:
+            if Path(path) == tmp_path / "s" / "scenario_2" / "groundtruth.txt":
                 raise PermissionError(13, "Permission denied")
             return real(path)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import write_json
 
-from structsim_nb.trajectories.saved_runs import load_trajectories
+from structsim_nb.trajectories.saved_runs import load_trajectories, read_text
 from structsim_nb.trajectories.scenarios import load_scenarios
 
 TREE = Path(__file__).parent.parent / "data" / "trajectories_tree"
@@ -51,3 +51,35 @@ class TestHostileInput:
         os.mkfifo(tmp_path / "run.json")
         (trajectory,) = load_trajectories(tmp_path / "run.json")
         assert trajectory.error == "not a regular file; not opened"
+
+
+class TestReadText:
+    def test_the_whole_file_as_utf8(self, tmp_path: Path) -> None:
+        path = tmp_path / "a.txt"
+        path.write_bytes("naïve ✓\r\nline two\n".encode() * 5000)  # bytes as written: no newline translation
+        assert read_text(path) == "naïve ✓\r\nline two\n" * 5000
+        assert read_text(str(path)) == read_text(path)
+        (tmp_path / "empty.txt").write_bytes(b"")
+        assert read_text(tmp_path / "empty.txt") == ""
+
+    @pytest.mark.parametrize("change", [b"", b"more" * 40_000])
+    def test_a_file_that_changes_size_after_it_was_looked_up_is_read_to_its_end(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: bytes
+    ) -> None:
+        path = tmp_path / "a.txt"
+        path.write_bytes(b"0123456789" * 100)
+        real_stat = os.stat
+
+        def stat_then_change(target: object, *args: object, **kwargs: object) -> os.stat_result:
+            info = real_stat(target, *args, **kwargs)  # type: ignore[arg-type]
+            if Path(str(target)) == path:  # the file is really rewritten, after its size was taken
+                path.write_bytes(b"short" if not change else b"0123456789" * 100 + change)
+            return info
+
+        monkeypatch.setattr(os, "stat", stat_then_change)
+        assert read_text(path) == ("short" if not change else ("0123456789" * 100 + change.decode()))
+
+    def test_not_utf8_raises_the_decode_error(self, tmp_path: Path) -> None:
+        (tmp_path / "b.txt").write_bytes(b"ok \xff")
+        with pytest.raises(UnicodeDecodeError):
+            read_text(tmp_path / "b.txt")
