@@ -47,6 +47,9 @@ def test_loads_is_json_loads(value, indent, ascii_only):
         "123456789012345678901234567890",  # past 64 bits: orjson reads a float
         "-9223372036854775809",
         '{"a": 12345678901234567890}',
+        '{\n  "a": [\n    18446744073709551616\n  ]\n}',  # indented: the squeezed check still sees the run
+        '{"a":\t12345678901234567890\r\n}',
+        '["1234567890 123456789", 5]',  # a run joined across a space in a string: json.loads reads it, the same
         "[NaN, Infinity, -Infinity]",  # json.loads reads these; orjson refuses
         "1e400",
         '"\\ud800"',  # a lone surrogate
