@@ -6,8 +6,8 @@ would read differently, `json.loads` reads it:
 
 - integers of 19 or more digits (orjson reads those past 64 bits as floats, or refuses them):
   any run of 19 digits in the text sends it to `json.loads` (found by `bytes.translate` and
-  `bytes.find` on the UTF-8 bytes orjson then reads, in C: a regular expression takes ten times
-  as long on digit-rich text);
+  `bytes.find` on the UTF-8 bytes orjson then reads, whitespace deleted, in C: a regular
+  expression takes ten times as long on digit-rich text);
 - `NaN`, `Infinity`, lone surrogates, numbers that overflow to infinity: orjson refuses them,
   `json.loads` reads them (or raises its own error, with its own message and position).
 
