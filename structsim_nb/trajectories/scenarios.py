@@ -191,7 +191,7 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
     paths = [path] if isinstance(path, (str, Path)) else list(path)
     scenarios: list[Scenario] = []
     problems: list[dict[str, str]] = []
-    seen: dict[str, str] = {}
+    seen: dict[str, tuple[Path, str, bool]] = {}  # id -> where it came from (`_where`)
     for item in paths:
         root = Path(item)
         if root.exists() and not root.is_file() and not root.is_dir():
@@ -220,21 +220,24 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
             )
         folders = root.is_dir()
         for scenario in found:
-            # Where it came from, as a path a user can open: the folder, or `<file>#<entry>`.
-            where = os.path.join(root, scenario.folder) if folders else str(root.with_name(scenario.folder))
             if scenario.id in seen:
                 problems.append(
                     problem(
                         "duplicate_scenario_id",
                         scenario.folder,
-                        f"scenario id {scenario.id!r} is already taken by {seen[scenario.id]}; "
-                        f"this one ({where}) is not used. Give one of them another id",
+                        f"scenario id {scenario.id!r} is already taken by {_where(*seen[scenario.id])}; "
+                        f"this one ({_where(root, scenario.folder, folders)}) is not used. Give one of them another id",
                     )
                 )
                 continue
-            seen[scenario.id] = where
+            seen[scenario.id] = (root, scenario.folder, folders)
             scenarios.append(scenario)
     return scenarios, problems
+
+
+def _where(root: Path, folder: str, in_folder: bool) -> str:
+    """Where a scenario came from, as a path a user can open: its folder, or `<file>#<entry>`."""
+    return str(root / folder) if in_folder else str(root.with_name(folder))
 
 
 def read_scenario_ids(selector: str) -> list[str]:
