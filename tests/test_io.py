@@ -1,4 +1,4 @@
-"""Tests for `structsim_nb._io.write_text_atomic`."""
+"""Tests for `structsim_nb._io`: atomic writes, and whole-file reads and writes through `os.open`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import pytest
 
 from structsim_nb import _io
-from structsim_nb._io import write_text_atomic
+from structsim_nb._io import read_bytes, write_bytes, write_text_atomic
 
 
 def test_writes_text_and_returns_path(tmp_path):
@@ -127,3 +127,30 @@ def test_a_temporary_file_a_killed_process_left_is_removed_by_the_next_write(tmp
         f".out.txt.{os.getppid()}.def456.tmp",
         "out.txt",
     ]
+
+
+@pytest.mark.parametrize("looked_up", [0, 10, 999, 1000, 1001, 5000])
+def test_read_bytes_reads_to_the_end_whatever_size_was_looked_up(tmp_path, looked_up):
+    # A size looked up before the file grew (0, 10, 999) or shrank (1001, 5000): the file as it is now.
+    data = os.urandom(1000)
+    (tmp_path / "f").write_bytes(data)
+    assert read_bytes(tmp_path / "f", looked_up) == data
+    assert read_bytes(str(tmp_path / "f"), looked_up) == data
+
+
+def test_read_bytes_of_an_empty_file(tmp_path):
+    (tmp_path / "f").write_bytes(b"")
+    assert read_bytes(tmp_path / "f", 0) == b""
+
+
+def test_write_bytes_creates_or_truncates_as_open_wb_does(tmp_path):
+    data = os.urandom(3 << 20) + b"\r\n\n"  # newlines kept as given
+    write_bytes(tmp_path / "f", data)
+    assert (tmp_path / "f").read_bytes() == data
+    write_bytes(str(tmp_path / "f"), b"short")
+    assert (tmp_path / "f").read_bytes() == b"short"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / "f").stat().st_mode & 0o777 == 0o666 & ~umask
+    with pytest.raises(FileNotFoundError):
+        write_bytes(tmp_path / "missing" / "f", b"x")

@@ -33,6 +33,7 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
+from .._io import write_bytes
 from .._signals import deferred_signals
 from ..errors import ReportsFolderError
 from .walk import OWN_FOLDER_MARKERS
@@ -44,8 +45,6 @@ __all__ = ["ReportsFolder"]
 AGGREGATE_NAME = "_aggregate.json"
 PAGE_NAME = "_aggregate.html"  # written with the reports by `runner` (`runs_page`)
 _STAGING = ".structsim-staging-"
-#: What `open(path, "wb")` asks for (Windows also needs binary mode, or newlines are translated).
-_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
 _OLD = ".structsim-old-"
 
 
@@ -235,14 +234,7 @@ class ReportsFolder:
         """Write one file into the staging folder (no fsync: `publish` flushes them all at once)."""
         if self._stage is None:
             raise RuntimeError("stage() must be called before write()")
-        # os.open and os.write, as open(target, "wb") does without its buffered writer (thousands of files).
-        fd = os.open(os.path.join(self._stage, name), _WRITE_FLAGS, 0o666)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
+        write_bytes(os.path.join(self._stage, name), data)  # (no buffered writer: thousands of files)
         self._written.append(name)
         return self.path / name
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
+from .._io import read_bytes
 from .._jsonload import loads
 from ..answers import strip_think
 from .ops import OPS_KEYS, read_ops
@@ -176,26 +177,11 @@ def discover_trajectories(root: Path, skip: Iterable[Path] = ()) -> tuple[list[T
 def read_text(path: str | os.PathLike[str]) -> str:
     """A UTF-8 text file; a FIFO, socket or device is refused unopened (reading one could block forever).
 
-    Read with `os.open` and `os.read` (no buffered reader: a run reads thousands of small files, and
-    the reader objects cost more than the reading); a file that changed size since it was looked up is
-    read to its end.
+    Read with `os.open` and `os.read` (`_io.read_bytes`: a run reads thousands of small files, and
+    buffered reader objects cost more than the reading); a file that changed size since it was looked
+    up is read to its end.
     """
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
         raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device is never opened)")
-    size = info.st_size
-    fd = os.open(path, os.O_RDONLY | _O_BINARY)
-    try:
-        data = os.read(fd, size + 1)  # one byte more than it had, so a file that grew shows it
-        if len(data) != size:  # it grew or shrank, or the system read less (over 2 GB): read to the end
-            parts = [data]
-            while more := os.read(fd, 1 << 16):
-                parts.append(more)
-            data = b"".join(parts)
-    finally:
-        os.close(fd)
-    return data.decode("utf-8")
-
-
-#: Windows opens files in text mode unless told (newlines would be translated); POSIX has no such flag.
-_O_BINARY: int = getattr(os, "O_BINARY", 0)
+    return read_bytes(path, info.st_size).decode("utf-8")

@@ -62,23 +62,6 @@ class TestReadText:
         (tmp_path / "empty.txt").write_bytes(b"")
         assert read_text(tmp_path / "empty.txt") == ""
 
-    @pytest.mark.parametrize("change", [b"", b"more" * 40_000])
-    def test_a_file_that_changes_size_after_it_was_looked_up_is_read_to_its_end(
-        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: bytes
-    ) -> None:
-        path = tmp_path / "a.txt"
-        path.write_bytes(b"0123456789" * 100)
-        real_stat = os.stat
-
-        def stat_then_change(target: object, *args: object, **kwargs: object) -> os.stat_result:
-            info = real_stat(target, *args, **kwargs)  # type: ignore[arg-type]
-            if Path(str(target)) == path:  # the file is really rewritten, after its size was taken
-                path.write_bytes(b"short" if not change else b"0123456789" * 100 + change)
-            return info
-
-        monkeypatch.setattr(os, "stat", stat_then_change)
-        assert read_text(path) == ("short" if not change else ("0123456789" * 100 + change.decode()))
-
     def test_not_utf8_raises_the_decode_error(self, tmp_path: Path) -> None:
         (tmp_path / "b.txt").write_bytes(b"ok \xff")
         with pytest.raises(UnicodeDecodeError):
