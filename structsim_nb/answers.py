@@ -434,8 +434,9 @@ def _last_marker_ascii(text: str, after: int) -> tuple[int, str] | None:
             line_start = at
             if at and text[at - 1] in _MARKER_PREFIX:  # measure the run of prefix characters, in C
                 backwards = backwards or text[::-1]
-                run = _PREFIX_RUN.match(backwards, len(text) - at)  # (a `*` pattern: it always matches)
-                line_start -= run.end() - (len(text) - at) if run is not None else 0
+                run = _PREFIX_RUN.match(backwards, len(text) - at)
+                assert run is not None  # (a `*` pattern always matches)
+                line_start -= run.end() - (len(text) - at)
             if line_start > 0 and text[line_start - 1] not in _ASCII_BREAKS:
                 continue  # not at the start of its line
             if line_start <= best_line:

@@ -213,7 +213,8 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
                     )
                 )
                 names = []
-            found = [_read_scenario(str(root), name) for name in names]
+            folder = str(root)
+            found = [_read_scenario(folder, name) for name in names]
         else:
             raise NotADirectoryError(
                 f"--scenarios must be a folder of scenario folders or a scenario file; {str(root)!r} does not exist"
