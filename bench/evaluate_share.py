@@ -6,7 +6,9 @@ with their answers and ground truths), each copy under a new id. It then calls
 `structsim_nb.trajectories.run_evaluation` in this process (imports done, so start-up is
 excluded) with the scorer wrapped in a timer, and prints the wall time of the whole run, the
 time inside the scorer, and the scorer's share. The rest is loading, joining, building the
-per-run reports and writing them (one file per run and the aggregate).
+per-run reports and writing them (one file per run and the aggregate). It also prints the time
+the garbage collector took during the run (inside both), and that of one full collection right
+after it, timed apart: what a long-lived process would pay for the run later.
 
 The issue-17 target is a share of at least 60%. The runner's writing path belongs to issue 16;
 this script only measures it. Run: `python bench/evaluate_share.py [--runs-count 2000] [--rounds 3]`.
@@ -16,6 +18,7 @@ Timing is printed, never asserted.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -76,16 +79,37 @@ class _Timed:
         return timed
 
 
-def one_round(trajectories: Path, scenarios: Path, out: Path, workers: int | None) -> tuple[float, float]:
-    timed = _Timed()
+class _Collections:
+    """A `gc.callbacks` entry adding up the time the collector takes, and counting full collections."""
+
+    def __init__(self) -> None:
+        self.spent, self.full, self._start, self.after = 0.0, 0, 0.0, 0.0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+            return
+        self.spent += time.perf_counter() - self._start
+        self.full += info["generation"] == 2
+
+
+def one_round(trajectories: Path, scenarios: Path, out: Path, workers: int | None) -> tuple[float, float, _Collections]:
+    """`(whole run, time in the scorer, the collections)` of one in-process `run_evaluation`."""
+    timed, collections = _Timed(), _Collections()
     pairs.get_scorer = timed  # type: ignore[assignment]
+    gc.callbacks.append(collections)
     try:
         start = time.perf_counter()
         runner.run_evaluation(trajectories, scenarios, out, workers=workers)
         total = time.perf_counter() - start
     finally:
+        gc.callbacks.remove(collections)
         pairs.get_scorer = timed._original
-    return total, timed.spent
+    # What collecting is left for later (a long-lived process pays it at its next full collection): timed apart.
+    start = time.perf_counter()
+    gc.collect()
+    collections.after = time.perf_counter() - start
+    return total, timed.spent, collections
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -96,11 +120,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         trajectories, scenarios = build_tree(Path(tmp), args.runs_count)
         one_round(trajectories, scenarios, Path(tmp) / "warm", None)  # imports, caches
-        totals, scoring = [], []
+        totals, scoring, collecting, full, after = [], [], [], [], []
         for index in range(args.rounds):
-            total, spent = one_round(trajectories, scenarios, Path(tmp) / f"reports{index}", None)
+            total, spent, collections = one_round(trajectories, scenarios, Path(tmp) / f"reports{index}", None)
             totals.append(total)
             scoring.append(spent)
+            collecting.append(collections.spent)
+            full.append(collections.full)
+            after.append(collections.after)
     total, spent = statistics.median(totals), statistics.median(scoring)
     print(
         f"evaluate, {args.runs_count} trajectories, in-process, start-up excluded; median of {args.rounds} "
@@ -108,6 +135,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"whole run {total:8.2f} s   scoring {spent:8.2f} s   scoring share {spent / total:6.1%}")
     print(f"everything else (load, join, reports, writing) {total - spent:.2f} s, {(total - spent) / total:.1%}")
+    print(
+        f"garbage collection (inside both) {statistics.median(collecting):.2f} s, "
+        f"{statistics.median(full):g} full collections; "
+        f"one full collection after the run {statistics.median(after):.2f} s"
+    )
     return 0
 
 

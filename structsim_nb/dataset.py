@@ -40,6 +40,7 @@ from typing import Any
 from pydantic import BaseModel
 from strands_evals.types.evaluation import EvaluationData, EvaluationOutput
 
+from ._heap import young_collections_only
 from ._pairs import pair_source, read_pairs
 from ._pool import DEFAULT_CHUNK_SIZE, cores, map_ordered, score_in_parallel
 from ._signals import sigterm_raises
@@ -218,6 +219,7 @@ def score_dataset(
     detailed: list[list[EvaluationOutput]] = []
     with (
         sigterm_raises(),
+        young_collections_only(),  # the rows piling up here are no garbage: no full collection walks them (`_heap`)
         contextlib.closing(results),  # on Ctrl-C or SIGTERM here, the pool's workers are stopped before we go
         tqdm(total=total, unit="doc", desc="scoring", disable=None if show is None else not show) as bar,
     ):

@@ -1,4 +1,5 @@
-"""older_objects_frozen: collections inside skip what existed before; the caller's own freeze is left alone."""
+"""young_collections_only: collections inside skip what existed before and start no full collection by themselves;
+both undone after; the caller's own freeze (or a disabled collector) is left alone."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import gc
 
 import pytest
 
-from structsim_nb._heap import older_objects_frozen
+from structsim_nb._heap import young_collections_only
 
 
 @pytest.fixture(autouse=True)
 def _collector_as_found():
-    enabled, frozen = gc.isenabled(), gc.get_freeze_count()
+    enabled, frozen, thresholds = gc.isenabled(), gc.get_freeze_count(), gc.get_threshold()
     yield
+    gc.set_threshold(*thresholds)
     gc.unfreeze()
     if frozen:
         gc.freeze()
@@ -22,7 +24,7 @@ def _collector_as_found():
 def test_objects_from_before_are_frozen_inside_and_back_after() -> None:
     gc.unfreeze()
     assert gc.get_freeze_count() == 0
-    with older_objects_frozen():
+    with young_collections_only():
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
 
@@ -40,7 +42,7 @@ def test_garbage_from_before_is_skipped_inside_and_collected_after() -> None:
     ref = weakref.ref(a)
     holder = [a]  # reachable until the block has frozen it: no collection on the way can take it first
     del a, b
-    with older_objects_frozen():
+    with young_collections_only():
         del holder  # now an unreachable cycle made before the block
         gc.collect()
         assert ref() is not None  # frozen: the collection inside did not walk it
@@ -59,14 +61,14 @@ def test_the_frozen_objects_are_never_counted(monkeypatch) -> None:
         return counted[-1]
 
     monkeypatch.setattr(gc, "get_freeze_count", counting)
-    with older_objects_frozen():
+    with young_collections_only():
         pass
     assert counted == [0]
 
 
 def test_a_freeze_made_inside_the_block_is_undone_with_ours() -> None:
     gc.unfreeze()
-    with older_objects_frozen():
+    with young_collections_only():
         gc.freeze()  # code the block runs, freezing what it has
     assert gc.get_freeze_count() == 0
 
@@ -74,31 +76,114 @@ def test_a_freeze_made_inside_the_block_is_undone_with_ours() -> None:
 def test_a_callers_freeze_and_a_disabled_collector_are_left_as_they_are() -> None:
     gc.freeze()
     count = gc.get_freeze_count()
-    with older_objects_frozen():
+    with young_collections_only():
         pass
     # Not unfrozen by us (that would empty the frozen set); frozen objects that die in between only shrink it.
     assert 0 < gc.get_freeze_count() <= count
     gc.unfreeze()
     gc.disable()
-    with older_objects_frozen():
+    with young_collections_only():
         assert gc.get_freeze_count() == 0
     assert not gc.isenabled()
 
 
-def test_an_evaluate_run_scores_with_the_older_objects_frozen(tmp_path, monkeypatch) -> None:
+def _full_collections_while(make) -> int:
+    """How many full collections start by themselves while `make()` runs."""
+    started: list[int] = []
+
+    def note(phase: str, info: dict) -> None:
+        if phase == "start" and info["generation"] == 2:
+            started.append(1)
+
+    gc.callbacks.append(note)
+    try:
+        make()
+    finally:
+        gc.callbacks.remove(note)
+    return len(started)
+
+
+def _long_lived(count: int = 200_000) -> list:
+    """`count` small containers kept alive: what a run's results are to the collector."""
+    return [[index] for index in range(count)]
+
+
+def _as_in_a_small_process() -> None:
+    """A full collection while everything is frozen: the collector then counts no long-lived objects, so a
+    quarter more of them (its condition for the next full collection) is few, whatever this process holds."""
+    gc.unfreeze()
+    gc.freeze()
+    gc.collect()
+    gc.unfreeze()
+
+
+def _third_threshold_counts() -> bool:
+    """Whether this collector keeps a third threshold (an incremental one ignores it and reads back 0)."""
+    first, second, third = gc.get_threshold()
+    gc.set_threshold(first, second, third + 1)
+    kept = gc.get_threshold()[2] == third + 1
+    gc.set_threshold(first, second, third)
+    return kept
+
+
+needs_a_third_threshold = pytest.mark.skipif(
+    not _third_threshold_counts(), reason="this collector ignores the third threshold (only the freeze acts)"
+)
+
+
+@needs_a_third_threshold
+def test_no_full_collection_starts_inside_and_the_threshold_is_back_after() -> None:
+    before = gc.get_threshold()
+    _as_in_a_small_process()
+    gc.freeze()  # the control, frozen as the block freezes: as many objects outside the block do start one
+    assert _full_collections_while(_long_lived) > 0
+    _as_in_a_small_process()
+    with young_collections_only():
+        assert gc.get_threshold()[:2] == before[:2]
+        assert _full_collections_while(_long_lived) == 0
+    assert gc.get_threshold() == before
+
+
+def test_young_cycles_are_still_collected_inside() -> None:
+    import weakref
+
+    gc.unfreeze()
+
+    class Cycle:
+        other: Cycle
+
+    with young_collections_only():
+        a, b = Cycle(), Cycle()
+        a.other, b.other = b, a
+        ref = weakref.ref(a)
+        del a, b
+        _long_lived(5_000)  # allocations enough for collections of the young generation to run by themselves
+        assert ref() is None
+
+
+@needs_a_third_threshold
+def test_thresholds_the_block_sets_for_the_young_generations_are_kept() -> None:
+    gc.unfreeze()
+    first, second, third = gc.get_threshold()
+    with young_collections_only():
+        gc.set_threshold(first + 1, second + 1)
+    assert gc.get_threshold() == (first + 1, second + 1, third)
+
+
+def test_an_evaluate_run_scores_with_young_collections_only(tmp_path, monkeypatch) -> None:
     from pathlib import Path
 
     from structsim_nb.trajectories import pairs, runner
 
     gc.unfreeze()
-    seen: list[int] = []
+    seen: list[tuple[int, int]] = []
     original = pairs.get_scorer
 
     def counting(name: str):
         scorer = original(name)
 
         def wrapped(*args, **kwargs):
-            seen.append(gc.get_freeze_count())
+            seen.append((gc.get_freeze_count(), gc.get_threshold()[2]))
             return scorer(*args, **kwargs)
 
         return wrapped
@@ -106,5 +191,29 @@ def test_an_evaluate_run_scores_with_the_older_objects_frozen(tmp_path, monkeypa
     monkeypatch.setattr(pairs, "get_scorer", counting)
     tree = Path(__file__).parent / "data" / "trajectories_tree"
     runner.run_evaluation(tree / "trajectories", tree / "scenarios", tmp_path / "r")
-    assert seen and all(count > 0 for count in seen)
+    held = _third_threshold_counts()
+    assert seen and all(frozen > 0 and (third > 1_000_000 or not held) for frozen, third in seen)
     assert gc.get_freeze_count() == 0
+
+
+def test_score_dataset_takes_its_rows_with_young_collections_only(monkeypatch) -> None:
+    """The rows a dataset's report piles up are no garbage: no full collection walks them while they come."""
+    from structsim_nb import dataset
+    from structsim_nb.demo import Invoice, synthetic_invoice_pairs
+
+    gc.unfreeze()
+    seen: list[tuple[int, int]] = []
+    original = dataset.score_in_process
+
+    def watched(evaluator, source):
+        for item in original(evaluator, source):
+            seen.append((gc.get_freeze_count(), gc.get_threshold()[2]))
+            yield item
+
+    monkeypatch.setattr(dataset, "score_in_process", watched)
+    before = gc.get_threshold()
+    report = dataset.score_dataset(synthetic_invoice_pairs(3, line_items=2), model_cls=Invoice, workers=1)
+    assert len(report.cases) == 3
+    held = _third_threshold_counts()
+    assert len(seen) == 3 and all(frozen > 0 and (third > 1_000_000 or not held) for frozen, third in seen)
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before

@@ -52,7 +52,7 @@ from typing import Any
 
 import orjson
 
-from .._heap import older_objects_frozen
+from .._heap import young_collections_only
 from .._jsondump import dump_bytes
 from .._signals import raise_if_terminated, sigterm_raises
 from .aggregate import REPORT_FORMAT_VERSION, build_aggregate
@@ -182,7 +182,7 @@ def run_evaluation(
     validate_options(scorer, options)
     out = ReportsFolder(reports_dir)
     out.check()
-    with sigterm_raises(), older_objects_frozen():  # collections skip the caller's heap (`_heap`)
+    with sigterm_raises(), young_collections_only():  # collections skip the caller's heap, full ones wait (`_heap`)
         try:
             return _run(
                 trajectories,
