@@ -177,6 +177,10 @@ def run_evaluation(
             are stopped and nothing is written unless the reports were already moved into place;
             the exception's `reports_written` says which (None, or the folder). Under SIGTERM's
             default action the process then ends by SIGTERM.
+
+    While it runs, Python's garbage collector skips the objects that existed before the call and
+    starts no full collection by itself (a process-wide setting, put back when it returns or raises;
+    `structsim_nb._heap`).
     """
     options = dict(options or {})
     validate_options(scorer, options)
