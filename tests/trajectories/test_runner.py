@@ -315,3 +315,31 @@ def test_the_names_of_its_parts_stay_importable_from_runner() -> None:
     for name in runner.__all__:
         home = next((part for part in (pairs, saved_runs, scenarios) if name in part.__all__), runner)
         assert getattr(runner, name) is getattr(home, name), name
+
+
+def test_runs_go_to_workers_in_chunks_of_up_to_64() -> None:
+    """A run scores in under a millisecond: chunks of the pool's default 8 cost more in passing than in scoring."""
+    from structsim_nb.trajectories.runner import _chunk_size
+
+    assert _chunk_size(20_000, 2) == 64  # the most
+    assert _chunk_size(2_000, 2) == 64
+    assert _chunk_size(200, 2) == 25  # four chunks a worker
+    assert _chunk_size(40, 2) == 8  # never under the pool's default
+    assert _chunk_size(0, 3) == 8
+
+
+def test_run_evaluation_asks_the_workers_for_its_chunk_size(tmp_path: Path, monkeypatch) -> None:
+    from structsim_nb import dataset
+    from structsim_nb.trajectories import runner
+
+    asked: list[int] = []
+    original = dataset.map_ordered
+
+    def recording(fn, items, **kwargs):
+        asked.append(kwargs["chunk_size"])
+        return original(fn, items, **kwargs)
+
+    monkeypatch.setattr(dataset, "map_ordered", recording)
+    tree = Path(__file__).resolve().parent.parent / "data" / "trajectories_tree"
+    run = runner.run_evaluation(tree / "trajectories", tree / "scenarios", tmp_path / "r", workers=2)
+    assert asked == [runner._chunk_size(len(run.report_paths), 2)]
