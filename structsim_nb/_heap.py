@@ -5,8 +5,9 @@ process holding a large heap (pandas, matplotlib, the engine: about 300,000 obje
 `import structsim_nb`) triggers several, and each walks that heap again, though none of it became
 garbage because of the run: on 2,000 trajectories that was a fifth of `evaluate`'s time. The run's
 own results are no garbage either, yet a full collection walks them too, and the collector
-starts a new one each time the old objects have grown by a quarter: on 20,000 trajectories, eight
-full collections took 1.0-1.2 s of a 5.1-5.4 s run (`bench/evaluate_share.py --runs-count 20000`).
+starts a new one each time the old objects have grown by a quarter: on 20,000 trajectories it
+started eight, and the collector took 1.0-1.2 s of a 5.1-5.4 s run (0.10-0.15 s without them;
+`bench/evaluate_share.py --runs-count 20000`).
 
 `young_collections_only()` does two things for the length of the block, and undoes both at its end:
 
@@ -22,42 +23,89 @@ during it) and cycles that lived long enough to leave the young generations wait
 collection after the block. An explicit `gc.collect()` inside the block still collects everything
 that is not frozen.
 
-The block does nothing where the caller manages the collector itself: if it is disabled, or if
-objects are already frozen (a pre-fork server's `gc.freeze()`: unfreezing would undo it). A freeze
-made inside the block (code it runs calling `gc.freeze()`) is undone with ours when it ends: telling
-the two apart would mean counting the frozen objects, and `gc.get_freeze_count()` walks them one by
-one (18 ms for 300,000, more than a whole `evaluate` of a few runs costs). Thresholds the block's
-code sets for the young generations are kept; the third is put back as it was. Freezing,
-unfreezing and setting thresholds take constant time. Blocks running at once in several threads:
-the first one acts, and its end undoes it. Where the collector ignores the third threshold (an
-incremental collector, which reads it back as 0), only the freeze acts.
+Edge cases:
+
+- The block does nothing where the caller manages the collector itself: if it is disabled, or if
+  objects are already frozen (a pre-fork server's `gc.freeze()`: unfreezing would undo it).
+- A freeze made inside the block (code it runs calling `gc.freeze()`) is undone with ours when it
+  ends: telling the two apart would mean counting the frozen objects, and `gc.get_freeze_count()`
+  walks them one by one (18 ms for 300,000, more than a whole `evaluate` of a few runs costs).
+- Thresholds the block's code sets for the young generations are kept; the third is put back as it
+  was before the block.
+- One block acts at a time: a block inside another, or in another thread while one is open, does
+  nothing, and the open one's end undoes everything (deciding, acting and undoing happen under a
+  lock, so two threads cannot both act, or put back each other's setting).
+- It is undone also when the block is left by an exception, Ctrl-C or SIGTERM (`_signals`), and
+  when one of those arrives while the block starts.
+- A process forked inside the block (a `fork` worker pool) gets the third threshold back at once,
+  so a long-lived worker collects as usual; it keeps the freeze, which spares it copying the pages
+  of the parent's heap.
+- Where the collector ignores the third threshold (an incremental collector reads it back as 0, as
+  some Python 3.14 releases have), only the freeze acts.
+
+Freezing, unfreezing and setting thresholds take constant time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import os
+import threading
 from collections.abc import Iterator
 
 __all__ = ["young_collections_only"]
 
 #: The third collection threshold inside the block: more collections of the middle generation than a run makes.
 _OUT_OF_REACH = 1 << 30
+#: Held while a block decides whether it acts, and while it undoes what it did.
+_lock = threading.Lock()
+#: The third threshold from before the open block that acted, to put back; None when no block holds the collector.
+_held: int | None = None
 
 
 @contextlib.contextmanager
 def young_collections_only() -> Iterator[None]:
     """Inside the block, collections skip the objects that existed before it and no full collection
-    starts by itself; see the module docstring."""
-    if not gc.isenabled() or gc.get_freeze_count():  # (nothing frozen: an empty list, counted at once)
-        yield
-        return
-    first, second, third = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(first, second, _OUT_OF_REACH)
+    starts by itself; see the module docstring (its edge cases: nested blocks, threads, forks)."""
+    global _held
+    mine = False
     try:
+        with _lock:
+            if _held is None and gc.isenabled() and not gc.get_freeze_count():  # (unfrozen: counted at once)
+                mine = True  # first: an interrupt from here on is undone below, whatever was done
+                _held = gc.get_threshold()[2]
+                gc.freeze()
+                first, second, _ = gc.get_threshold()
+                gc.set_threshold(first, second, _OUT_OF_REACH)
         yield
     finally:
-        first, second, _ = gc.get_threshold()
-        gc.set_threshold(first, second, third)
-        gc.unfreeze()
+        if mine:
+            with _lock:
+                _put_back(unfreeze=True)
+
+
+def _put_back(*, unfreeze: bool) -> None:
+    """The third threshold as it was (the young ones as they are now), then unfreeze; call with `_lock` held."""
+    global _held
+    try:
+        if _held is not None:
+            first, second, _ = gc.get_threshold()
+            gc.set_threshold(first, second, _held)
+    finally:
+        _held = None
+        if unfreeze:
+            gc.unfreeze()
+
+
+def _after_fork_in_child() -> None:
+    """A child forked inside a block: a fresh lock (another thread may have held the parent's), the third
+    threshold back; the freeze is kept (a full collection would touch, and so copy, the parent's pages)."""
+    global _lock
+    _lock = threading.Lock()
+    if _held is not None:
+        _put_back(unfreeze=False)
+
+
+if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -146,10 +146,11 @@ def score_dataset(
         `Experiment` records for an evaluator error carry no detail row at all; this is the
         one place the two differ.
 
-        While the rows come in, Python's garbage collector skips the objects that existed before
-        the call and starts no full collection by itself (a process-wide setting, put back when the
-        call returns or raises; `structsim_nb._heap`): the rows piling up are no garbage, and each
-        full collection would walk them all again.
+        While the rows come in, Python's garbage collector skips the objects that exist when they
+        start and starts no full collection by itself: the rows piling up are no garbage, and each
+        full collection would walk them all again. A process-wide setting, put back when the call
+        returns or raises, left alone when the collector is disabled or objects are already frozen
+        (`structsim_nb._heap`); worker processes forked meanwhile collect as usual.
 
     Examples:
         >>> from structsim_nb.demo import Invoice

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import functools
 import gc
+import os
 
 import pytest
 
+from structsim_nb import _heap
 from structsim_nb._heap import young_collections_only
 
 
@@ -15,6 +17,7 @@ from structsim_nb._heap import young_collections_only
 def _collector_as_found():
     enabled, frozen, thresholds = gc.isenabled(), gc.get_freeze_count(), gc.get_threshold()
     yield
+    assert _heap._held is None  # no test leaves a block holding the collector
     gc.set_threshold(*thresholds)
     gc.unfreeze()
     if frozen:
@@ -75,17 +78,19 @@ def test_a_freeze_made_inside_the_block_is_undone_with_ours() -> None:
 
 
 def test_a_callers_freeze_and_a_disabled_collector_are_left_as_they_are() -> None:
+    before = gc.get_threshold()
     gc.freeze()
     count = gc.get_freeze_count()
     with young_collections_only():
-        pass
+        assert gc.get_threshold() == before
+    assert gc.get_threshold() == before
     # Not unfrozen by us (that would empty the frozen set); frozen objects that die in between only shrink it.
     assert 0 < gc.get_freeze_count() <= count
     gc.unfreeze()
     gc.disable()
     with young_collections_only():
-        assert gc.get_freeze_count() == 0
-    assert not gc.isenabled()
+        assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+    assert not gc.isenabled() and gc.get_threshold() == before
 
 
 def _full_collections_while(make) -> int:
@@ -177,6 +182,108 @@ def test_thresholds_the_block_sets_for_the_young_generations_are_kept() -> None:
     assert gc.get_threshold() == (first + 1, second + 1, third)
 
 
+@needs_a_third_threshold
+def test_a_callers_own_third_threshold_comes_back() -> None:
+    gc.unfreeze()
+    first, second, _ = gc.get_threshold()
+    gc.set_threshold(first, second, 25)
+    with young_collections_only():
+        assert gc.get_threshold()[2] == _heap._OUT_OF_REACH
+    assert gc.get_threshold() == (first, second, 25)
+
+
+def test_everything_is_undone_when_the_block_raises() -> None:
+    gc.unfreeze()
+    before = gc.get_threshold()
+    with pytest.raises(RuntimeError), young_collections_only():
+        raise RuntimeError("scoring failed")
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+@pytest.mark.parametrize("where", ["get_threshold", "freeze", "set_threshold"])
+def test_an_interrupt_while_the_block_starts_is_undone(monkeypatch, where: str) -> None:
+    """Ctrl-C (or SIGTERM, raised by `_signals`) between the steps that start the block: nothing stays set."""
+    gc.unfreeze()
+    before = gc.get_threshold()
+    real = getattr(gc, where)
+    calls = {"n": 0}
+
+    def interrupted(*args):
+        calls["n"] += 1
+        if where == "get_threshold" and calls["n"] == 2:  # the second read, after the first changed nothing
+            raise KeyboardInterrupt
+        result = real(*args)
+        if where != "get_threshold":
+            raise KeyboardInterrupt  # right after the step took effect
+        return result
+
+    monkeypatch.setattr(gc, where, interrupted)
+    with pytest.raises(KeyboardInterrupt), young_collections_only():
+        pytest.fail("the block's body must not run")
+    monkeypatch.undo()
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_a_block_inside_a_block_does_nothing_and_the_outer_end_undoes_all() -> None:
+    gc.unfreeze()
+    before = gc.get_threshold()
+    with young_collections_only():
+        inside = gc.get_threshold()
+        with young_collections_only():
+            assert gc.get_threshold() == inside
+        assert gc.get_threshold() == inside and gc.get_freeze_count() > 0  # the inner end undid nothing
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_blocks_in_many_threads_at_once_leave_the_collector_as_it_was() -> None:
+    """Two threads could both see nothing frozen, and the last to end put back the other's setting: under
+    the lock one block acts at a time, and its end undoes it."""
+    import sys
+    import threading
+
+    gc.unfreeze()
+    before = gc.get_threshold()
+
+    def work() -> None:
+        for _ in range(3_000):
+            with young_collections_only():
+                pass
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        for _ in range(5):
+            threads = [threading.Thread(target=work) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    finally:
+        sys.setswitchinterval(interval)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_process_forked_inside_the_block_gets_the_threshold_back() -> None:
+    """A `fork` pool's workers live as long as the run: they must collect as usual (the freeze they keep)."""
+    gc.unfreeze()
+    before = gc.get_threshold()
+    read, write = os.pipe()
+    with young_collections_only():
+        pid = os.fork()
+        if pid == 0:  # the child: report and leave at once, running nothing of pytest's
+            try:
+                os.write(write, repr((gc.get_threshold(), gc.get_freeze_count() > 0)).encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read) as pipe:
+            seen = pipe.read()
+        os.waitpid(pid, 0)
+        assert gc.get_threshold()[2] == (_heap._OUT_OF_REACH if _third_threshold_counts() else before[2])
+    assert seen == repr((before, True))
+
+
 def test_an_evaluate_run_scores_with_young_collections_only(tmp_path, monkeypatch) -> None:
     from pathlib import Path
 
@@ -199,7 +306,7 @@ def test_an_evaluate_run_scores_with_young_collections_only(tmp_path, monkeypatc
     tree = Path(__file__).parent / "data" / "trajectories_tree"
     runner.run_evaluation(tree / "trajectories", tree / "scenarios", tmp_path / "r")
     held = _third_threshold_counts()
-    assert seen and all(frozen > 0 and (third > 1_000_000 or not held) for frozen, third in seen)
+    assert seen and all(frozen > 0 and (third == _heap._OUT_OF_REACH or not held) for frozen, third in seen)
     assert gc.get_freeze_count() == 0
 
 
@@ -222,5 +329,5 @@ def test_score_dataset_takes_its_rows_with_young_collections_only(monkeypatch) -
     report = dataset.score_dataset(synthetic_invoice_pairs(3, line_items=2), model_cls=Invoice, workers=1)
     assert len(report.cases) == 3
     held = _third_threshold_counts()
-    assert len(seen) == 3 and all(frozen > 0 and (third > 1_000_000 or not held) for frozen, third in seen)
+    assert len(seen) == 3 and all(frozen > 0 and (third == _heap._OUT_OF_REACH or not held) for frozen, third in seen)
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == before

@@ -178,9 +178,11 @@ def run_evaluation(
             the exception's `reports_written` says which (None, or the folder). Under SIGTERM's
             default action the process then ends by SIGTERM.
 
-    While it runs, Python's garbage collector skips the objects that existed before the call and
-    starts no full collection by itself (a process-wide setting, put back when it returns or raises;
-    `structsim_nb._heap`).
+    Notes:
+        While it runs, Python's garbage collector skips the objects that exist when it starts and
+        starts no full collection by itself: a process-wide setting, put back when it returns or
+        raises, left alone when the collector is disabled or objects are already frozen
+        (`structsim_nb._heap`). Worker processes forked meanwhile collect as usual.
     """
     options = dict(options or {})
     validate_options(scorer, options)
@@ -328,15 +330,17 @@ def _score_all(
     # The same pure function on worker processes; results come back in input order.
     from functools import partial
 
+    from .._pool import cores, executor_capacity
     from ..dataset import map_ordered
 
+    capacity = executor_capacity(executor, workers) if executor is not None else workers or cores()
     reports = []
     for report in map_ordered(
         partial(score_pair, scorer=scorer, options=options),
         pairs,
         workers=workers,
         executor=executor,
-        chunk_size=_chunk_size(len(pairs), workers),
+        chunk_size=_chunk_size(len(pairs), capacity),
     ):
         reports.append(report)
         bar.update()
@@ -345,18 +349,19 @@ def _score_all(
 
 
 #: Most runs sent to a worker at once. A run scores in 0.1-1 ms, so the pool's default chunk (8, for
-#: documents of several milliseconds) cost more in passing it to a worker and back than in scoring:
-#: 20,000 runs with the `similarity` scorer on 2 workers took 9.4 s with chunks of 8 (10.5 s in this
-#: process) and 6.5-7.6 s with chunks of 16 to 128.
+#: documents of several milliseconds) cost about as much to pass to a worker and back as to score: with
+#: chunks of 16 to 128 the same 20,000 `similarity` runs on 2 workers took about a quarter less time
+#: than with 8 (`bench/README.md`, "Long runs and the garbage collector").
 _MOST_RUNS_PER_CHUNK = 64
 #: Fewest chunks per worker, so that the last ones do not leave a worker idle for long.
 _FEWEST_CHUNKS_PER_WORKER = 4
 
 
-def _chunk_size(runs: int, workers: int | None) -> int:
-    """Runs per chunk sent to a worker: `_MOST_RUNS_PER_CHUNK`, less when there are too few runs to give each
-    worker `_FEWEST_CHUNKS_PER_WORKER` chunks, never under `DEFAULT_CHUNK_SIZE`. `workers` None: every core."""
-    from .._pool import DEFAULT_CHUNK_SIZE, cores
+def _chunk_size(runs: int, capacity: int) -> int:
+    """Runs per chunk for `capacity` chunks running at once (worker processes, or a cluster's threads):
+    `_MOST_RUNS_PER_CHUNK`, less when there are too few runs to give each `_FEWEST_CHUNKS_PER_WORKER`
+    chunks, never under the pool's `DEFAULT_CHUNK_SIZE`."""
+    from .._pool import DEFAULT_CHUNK_SIZE
 
-    share = runs // ((workers or cores()) * _FEWEST_CHUNKS_PER_WORKER)
+    share = runs // (max(1, capacity) * _FEWEST_CHUNKS_PER_WORKER)
     return max(DEFAULT_CHUNK_SIZE, min(_MOST_RUNS_PER_CHUNK, share))

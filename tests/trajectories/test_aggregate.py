@@ -56,6 +56,11 @@ def test_the_averages_are_each_metrics_mean_over_the_scored_reports(reports) -> 
         assert got == value or (got is not None and value is not None and math.isnan(got) and math.isnan(value)), key
 
 
+def test_each_metric_is_averaged_once() -> None:
+    """The one pass appends each metric's values to its own list: a metric named twice would be read twice."""
+    assert len(set(SUMMARY_METRICS)) == len(SUMMARY_METRICS) == 26
+
+
 def test_a_summary_by_hand() -> None:
     reports = [
         {"status": "scored", "score": {"score": 1.0, "details": {"precision": 1, "recall": True, "f1": 0.5}}},

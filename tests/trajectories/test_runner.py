@@ -324,8 +324,9 @@ def test_runs_go_to_workers_in_chunks_of_up_to_64() -> None:
     assert _chunk_size(20_000, 2) == 64  # the most
     assert _chunk_size(2_000, 2) == 64
     assert _chunk_size(200, 2) == 25  # four chunks a worker
-    assert _chunk_size(40, 2) == 8  # never under the pool's default
-    assert _chunk_size(0, 3) == 8
+    assert _chunk_size(2_000, 64) == 8  # a large cluster: never under the pool's default
+    assert _chunk_size(40, 2) == 8
+    assert _chunk_size(0, 3) == 8 and _chunk_size(100, 0) == 25
 
 
 def test_run_evaluation_asks_the_workers_for_its_chunk_size(tmp_path: Path, monkeypatch) -> None:
@@ -343,3 +344,27 @@ def test_run_evaluation_asks_the_workers_for_its_chunk_size(tmp_path: Path, monk
     tree = Path(__file__).resolve().parent.parent / "data" / "trajectories_tree"
     run = runner.run_evaluation(tree / "trajectories", tree / "scenarios", tmp_path / "r", workers=2)
     assert asked == [runner._chunk_size(len(run.report_paths), 2)]
+
+
+def test_chunks_for_a_cluster_are_sized_by_its_threads_not_this_machines_cores(monkeypatch) -> None:
+    """With an executor and no `workers`, the chunks are shared among what the executor runs at once."""
+    from structsim_nb import _pool, dataset
+    from structsim_nb.trajectories import runner
+
+    class Cluster:  # a `distributed.Client` as `executor_capacity` reads it: only `nthreads()`
+        def nthreads(self) -> dict[str, int]:
+            return {"tcp://10.0.0.1:1": 32, "tcp://10.0.0.2:1": 32}
+
+    asked: list[int] = []
+
+    def recording(fn, items, **kwargs):
+        asked.append(kwargs["chunk_size"])
+        return iter(())
+
+    monkeypatch.setattr(dataset, "map_ordered", recording)
+    monkeypatch.setattr(_pool, "cores", lambda: 2)
+    runner._score_all(
+        [object()] * 1_000, scorer="static_json", options={}, progress=False, workers=None, executor=Cluster()
+    )
+    runner._score_all([object()] * 1_000, scorer="static_json", options={}, progress=False, workers=2, executor=None)
+    assert asked == [8, 64]  # 64 threads: 1,000 runs in chunks of 8; 2 local workers: 64
