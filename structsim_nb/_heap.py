@@ -38,8 +38,8 @@ Edge cases:
 - It is undone also when the block is left by an exception, Ctrl-C or SIGTERM (`_signals`), and
   when one of those arrives while the block starts.
 - A process forked inside the block (a `fork` worker pool) gets the third threshold back at once,
-  so a long-lived worker collects as usual; it keeps the freeze, which spares it copying the pages
-  of the parent's heap.
+  so a long-lived worker collects as usual, and everything it inherits is frozen in it: its full
+  collections walk only what it makes itself, and never touch (so never copy) the parent's pages.
 - Where the collector ignores the third threshold (an incremental collector reads it back as 0, as
   some Python 3.14 releases have), only the freeze acts.
 
@@ -100,11 +100,13 @@ def _put_back(*, unfreeze: bool) -> None:
 
 def _after_fork_in_child() -> None:
     """A child forked inside a block: a fresh lock (another thread may have held the parent's), the third
-    threshold back; the freeze is kept (a full collection would touch, and so copy, the parent's pages)."""
+    threshold back, and everything it inherited frozen, so that its full collections walk only what it
+    makes (a walk of the parent's objects would take time and touch, so copy, their pages)."""
     global _lock
     _lock = threading.Lock()
     if _held is not None:
         _put_back(unfreeze=False)
+        gc.freeze()
 
 
 if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
