@@ -142,8 +142,17 @@ SCHEMA = {
 }
 
 
-def _files(folder: Path) -> dict[str, bytes]:
+def files_in(folder: Path) -> dict[str, bytes]:
+    """Every file of a reports folder by name, as bytes (to check that two runs wrote the same)."""
     return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def scorer_options(work: Path, scorer: str) -> dict[str, object]:
+    """The options `scorer` needs on this tree: for `similarity`, `SCHEMA` written to `work/schema.json`."""
+    if scorer != "similarity":
+        return {}
+    (work / "schema.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+    return {"schema": str(work / "schema.json")}
 
 
 def main() -> None:
@@ -155,10 +164,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="evaluate-cost-"))
     try:
         trajectories, scenarios = build_tree(work, args.trajectories)
-        options: dict[str, object] = {}
-        if args.scorer == "similarity":
-            (work / "schema.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
-            options = {"schema": str(work / "schema.json")}
+        options = scorer_options(work, args.scorer)
         times: dict[str, list[float]] = {"scoring": [], "evaluate": [], "evaluate --full-results": []}
         inside: dict[str, list[float]] = {"evaluate": [], "evaluate --full-results": []}
         original = pairs_module.get_scorer
@@ -199,7 +205,7 @@ def main() -> None:
                 times[label].append(time.perf_counter() - start)
                 inside[label].append(spent_in_scorer[0] / times[label][-1])
                 if not full and len(written) < 2:
-                    written.append(_files(out))
+                    written.append(files_in(out))
                 # Each round's folder stays until the end. Deleting 2,000 files between timed rounds made the
                 # next round's writes wait on the file system's clean-up (on an ext4 mounted with `discard`, as
                 # here, each freed block is trimmed at the next journal commit): the bench's own cost, not evaluate's.
@@ -223,8 +229,10 @@ def main() -> None:
             median = statistics.median(values)
             in_run = f"{statistics.median(inside[label]):20.0%}" if label in inside else f"{'':20}"
             print(f"{label:28} {median:9.2f} {scoring / median:14.0%} {in_run}")
-        same = len(written) == 2 and written[0] == written[1]
-        print(f"two runs wrote byte-identical files: {'yes' if same else 'NO'}")
+        if len(written) < 2:
+            print("two runs wrote byte-identical files: not checked (one round; pass --runs 2 or more)")
+        else:
+            print(f"two runs wrote byte-identical files: {'yes' if written[0] == written[1] else 'NO'}")
         rest = total - sum(spent.values())
         parts = ", ".join(f"{label} {seconds:.2f} s" for label, seconds in spent.items())
         print(f"one more evaluate, {total:.2f} s: {parts}, writing and moving into place {rest:.2f} s")

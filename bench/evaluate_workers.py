@@ -27,13 +27,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaluate_cost import SCHEMA, build_tree
+from evaluate_cost import build_tree, files_in, scorer_options
 
 from structsim_nb.trajectories.runner import run_evaluation
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,10 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="evaluate-workers-"))
     try:
         trajectories, scenarios = build_tree(work, args.trajectories)
-        options: dict[str, object] = {}
-        if args.scorer == "similarity":
-            (work / "schema.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
-            options = {"schema": str(work / "schema.json")}
+        options = scorer_options(work, args.scorer)
         run_evaluation(trajectories, scenarios, work / "warm", scorer=args.scorer, options=options)  # imports, caches
         times: dict[str, list[float]] = {"one process": [], f"{args.workers} workers": []}
         written: dict[str, dict[str, bytes]] = {}
@@ -60,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 run_evaluation(trajectories, scenarios, out, scorer=args.scorer, options=options, workers=workers)
                 times[label].append(time.perf_counter() - start)
                 if round_ == 0:
-                    written[label] = _files(out)
+                    written[label] = files_in(out)
         same = len({json.dumps(sorted(files.items()), default=bytes.hex) for files in written.values()}) == 1
     finally:
         shutil.rmtree(work, ignore_errors=True)
