@@ -132,8 +132,16 @@ def _third_threshold_counts() -> bool:
     return kept
 
 
+THIRD_THRESHOLD_COUNTS = _third_threshold_counts()
+
+
+def _held_out_of_reach(third: int) -> bool:
+    """Whether a third threshold read inside a block is the block's (any value where the collector ignores it)."""
+    return third == _heap._OUT_OF_REACH or not THIRD_THRESHOLD_COUNTS
+
+
 needs_a_third_threshold = pytest.mark.skipif(
-    not _third_threshold_counts(), reason="this collector ignores the third threshold (only the freeze acts)"
+    not THIRD_THRESHOLD_COUNTS, reason="this collector ignores the third threshold (only the freeze acts)"
 )
 
 
@@ -280,7 +288,7 @@ def test_a_process_forked_inside_the_block_gets_the_threshold_back() -> None:
         with os.fdopen(read) as pipe:
             seen = pipe.read()
         os.waitpid(pid, 0)
-        assert gc.get_threshold()[2] == (_heap._OUT_OF_REACH if _third_threshold_counts() else before[2])
+        assert gc.get_threshold()[2] == (_heap._OUT_OF_REACH if THIRD_THRESHOLD_COUNTS else before[2])
     assert seen == repr((before, True))
 
 
@@ -305,8 +313,7 @@ def test_an_evaluate_run_scores_with_young_collections_only(tmp_path, monkeypatc
     monkeypatch.setattr(pairs, "get_scorer", counting)
     tree = Path(__file__).parent / "data" / "trajectories_tree"
     runner.run_evaluation(tree / "trajectories", tree / "scenarios", tmp_path / "r")
-    held = _third_threshold_counts()
-    assert seen and all(frozen > 0 and (third == _heap._OUT_OF_REACH or not held) for frozen, third in seen)
+    assert seen and all(frozen > 0 and _held_out_of_reach(third) for frozen, third in seen)
     assert gc.get_freeze_count() == 0
 
 
@@ -328,6 +335,5 @@ def test_score_dataset_takes_its_rows_with_young_collections_only(monkeypatch) -
     before = gc.get_threshold()
     report = dataset.score_dataset(synthetic_invoice_pairs(3, line_items=2), model_cls=Invoice, workers=1)
     assert len(report.cases) == 3
-    held = _third_threshold_counts()
-    assert len(seen) == 3 and all(frozen > 0 and (third == _heap._OUT_OF_REACH or not held) for frozen, third in seen)
+    assert len(seen) == 3 and all(frozen > 0 and _held_out_of_reach(third) for frozen, third in seen)
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == before

@@ -330,10 +330,10 @@ def _score_all(
     # The same pure function on worker processes; results come back in input order.
     from functools import partial
 
-    from .._pool import cores, executor_capacity
+    from .._pool import executor_capacity
     from ..dataset import map_ordered
 
-    capacity = executor_capacity(executor, workers) if executor is not None else workers or cores()
+    capacity = executor_capacity(executor, workers)  # (no executor: `workers`, else every core)
     reports = []
     for report in map_ordered(
         partial(score_pair, scorer=scorer, options=options),
