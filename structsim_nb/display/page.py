@@ -315,7 +315,14 @@ def table(
     if details is not None and len(details) != len(frame):
         raise ValueError(f"details must have one entry per row ({len(frame)}); got {len(details)}")
     keys = [column.key for column in columns]
-    rows = [list(record) for record in frame[keys].itertuples(index=False, name=None)]  # _script_json converts
+    # Column by column (`tolist`, in C) rather than `itertuples`, which reads a pyarrow-backed text column one
+    # value at a time; a numpy scalar comes out as the Python number it is, which `_script_json` writes the same.
+    shown = frame[keys]
+    rows = (
+        [list(record) for record in zip(*(shown.iloc[:, at].tolist() for at in range(len(keys))), strict=True)]
+        if keys
+        else [[] for _ in range(len(frame))]
+    )
     data: dict[str, Any] = {
         "columns": [column.spec() for column in columns],
         "rows": rows,

@@ -136,6 +136,30 @@ class TestTable:
         with pytest.raises(KeyError, match="missing nope"):
             page.table(self.FRAME, [Column("nope")], anchor="t4")
 
+    def test_rows_of_every_kind_of_column_embed_as_the_rows_pandas_iterates(self):
+        # The rows are read column by column; what they embed must be what iterating the rows gives.
+        frame = pd.DataFrame(
+            {
+                "text": pd.array(["x", None, "z"], dtype="str"),
+                "object": ["a", None, 1],
+                "float": [1.5, math.nan, math.inf],
+                "flag": [True, False, True],
+                "int": np.array([1, 2, 3], dtype="int64"),
+                "nullable": pd.array([1, None, 3], dtype="Int64"),
+                "when": pd.to_datetime(["2024-01-01", None, "2024-01-03"]),
+                "kind": pd.Categorical(["u", None, "u"]),
+                "nested": [{"k": [1, 2]}, None, [np.int64(4)]],
+                "enum": [_Letter.A, _Count.TWO, None],
+            }
+        )
+        columns = [Column(key) for key in frame.columns]
+        expected = [
+            page.jsonable(list(row)) for row in frame[list(frame.columns)].itertuples(index=False, name=None)
+        ]
+        assert _embedded(page.table(frame, columns, anchor="t5"), "t5")["rows"] == expected
+        assert _embedded(page.table(frame.iloc[:0], columns, anchor="t6"), "t6")["rows"] == []
+        assert _embedded(page.table(frame, [], anchor="t7"), "t7")["rows"] == [[], [], []]
+
 
 class TestStaticTable:
     def test_formats_like_the_page(self):
