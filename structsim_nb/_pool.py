@@ -1,6 +1,7 @@
 """Worker processes that stop with the run: chunks in flight, results in input order.
 
-Work goes in chunks to a process pool of our own (`workers` processes, every core by default) or
+Work goes in chunks to a process pool of our own (`workers` processes, every core by default, at most
+`MOST_WORKERS_PER_CORE` a core) or
 to a caller's executor (any `concurrent.futures.Executor`, or a Dask `distributed.Client`), at
 most `_IN_FLIGHT_PER_WORKER` chunks per worker ahead of the one being collected, so memory does
 not grow with the input. On Ctrl-C or SIGTERM (`_signals`) the workers of a pool of our own are
@@ -29,7 +30,15 @@ from ._workers import Scored, WorkerSettings, error_row, score_chunk, wire
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "cores", "executor_capacity", "map_ordered", "score_in_parallel"]
+__all__ = [
+    "DEFAULT_CHUNK_SIZE",
+    "MOST_WORKERS_PER_CORE",
+    "cores",
+    "executor_capacity",
+    "map_ordered",
+    "pool_size",
+    "score_in_parallel",
+]
 
 #: Documents per task sent to a worker. At ~10-100 ms a document, a chunk costs far more than
 #: the ~1 ms of sending it, yet stays short enough to balance load and stop promptly.
@@ -39,14 +48,15 @@ _IN_FLIGHT_PER_WORKER = 2
 
 
 def executor_capacity(executor: Any, workers: int | None) -> int:
-    """How many chunks `executor` runs at once: `workers` if given, else a Dask client's threads, else the cores.
+    """How many chunks `executor` runs at once: `workers` if given (for a pool of our own, as `pool_size` lowers
+    it), else a Dask client's threads, else the cores.
 
     Only public APIs are read: `distributed.Client.nthreads()` when the executor is a Client.
     A plain `concurrent.futures` executor does not say its size publicly, so this machine's
     cores stand in; pass `workers=` to size the work sent to a larger one.
     """
     if workers is not None:
-        return workers
+        return workers if executor is not None else min(workers, MOST_WORKERS_PER_CORE * cores())
     nthreads = getattr(executor, "nthreads", None)  # distributed.Client: {worker address: threads}
     if callable(nthreads):
         try:
@@ -67,6 +77,30 @@ def cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+#: Most worker processes a pool of our own starts per core. Scoring is CPU-bound, so more processes than cores
+#: score no faster; each one costs its memory (it imports the engine) and, forked, is started at once: a
+#: mistyped `--workers 100000` would otherwise fork until the system kills the run.
+MOST_WORKERS_PER_CORE = 4
+
+
+def pool_size(workers: int | None) -> int:
+    """The processes a pool of our own starts: `workers`, default every core, at most `MOST_WORKERS_PER_CORE` a
+    core (a larger number is lowered to that, with a warning)."""
+    most = MOST_WORKERS_PER_CORE * cores()
+    if workers is None:
+        return cores()
+    if workers > most:
+        logger.warning(
+            "workers=<%d>, cores=<%d> | more worker processes than %d a core cannot score faster; starting %d",
+            workers,
+            cores(),
+            MOST_WORKERS_PER_CORE,
+            most,
+        )
+        return most
+    return workers
 
 
 def _chunks(source: Iterator[Pair], size: int) -> Iterator[list[Pair]]:
@@ -197,8 +231,8 @@ def score_in_parallel(
     rescored document by document in `_Quarantine`; a pool of our own that broke is replaced.
     """
     own = executor is None
-    pool: concurrent.futures.Executor = _new_pool(workers or cores()) if own else _submitter(executor)
-    capacity = (workers or cores() if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
+    pool: concurrent.futures.Executor = _new_pool(pool_size(workers)) if own else _submitter(executor)
+    capacity = (pool_size(workers) if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
     quarantine = _Quarantine(settings, model_name)
     inflight: collections.deque[tuple[list[Pair], concurrent.futures.Future[list[Scored]], Any]] = collections.deque()
 
@@ -207,7 +241,7 @@ def score_in_parallel(
         if own and pool is broken:
             logger.warning("workers=<%s> | a worker process died; starting a new pool", workers)
             pool.shutdown(wait=False, cancel_futures=True)
-            pool = _new_pool(workers or cores())
+            pool = _new_pool(pool_size(workers))
 
     def submit(chunk: list[Pair]) -> None:
         target = pool
@@ -274,7 +308,8 @@ def map_ordered(
     Args:
         fn: A picklable function (module level, or a `functools.partial` of one).
         items: Picklable items.
-        workers: Processes of a pool of our own. Default None: every core. With `executor`,
+        workers: Processes of a pool of our own (at most `MOST_WORKERS_PER_CORE` a core: `pool_size`).
+            Default None: every core. With `executor`,
             how many chunks it runs at once (default: a Dask `Client`'s threads, else the cores).
         executor: A `distributed.Client`, or any `concurrent.futures.Executor`; used, not shut down.
         chunk_size: Items per task. Default `DEFAULT_CHUNK_SIZE`.
@@ -289,8 +324,8 @@ def map_ordered(
             SIGTERM, as it would have (see `_signals.sigterm_raises`).
     """
     own = executor is None
-    pool = _new_pool(workers or cores()) if own else _submitter(executor)
-    capacity = (workers or cores() if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
+    pool = _new_pool(pool_size(workers)) if own else _submitter(executor)
+    capacity = (pool_size(workers) if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
     inflight: collections.deque[concurrent.futures.Future[list[Any]]] = collections.deque()
     source = iter(items)
     interrupted = True

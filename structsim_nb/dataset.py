@@ -114,6 +114,8 @@ def score_dataset(
         workers: Worker processes. 1 scores in this process (a document that crashes the
             interpreter then ends the run, and a crash is only isolated with 2 or more).
             Default None: every core when there are at least `MIN_PARALLEL_DOCS` pairs, else 1.
+            A pool of our own starts at most `_pool.MOST_WORKERS_PER_CORE` a core (more is lowered,
+            with a warning: they could not score faster, and each costs memory).
             With `executor`, how many chunks it runs at once (default: a Dask `Client`'s
             threads, else this machine's cores).
         executor: A `distributed.Client` (its `get_executor()` is used and its size read from

@@ -311,3 +311,32 @@ def test_workers_of_a_caller_that_blocked_sigterm_can_still_be_stopped():
             assert not process.is_alive()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def test_a_huge_workers_count_starts_at_most_the_cap_with_a_warning(monkeypatch, caplog):
+    """`workers=100000` forked every process at once until the system killed the run; it now starts the cap."""
+    from structsim_nb import _pool
+
+    monkeypatch.setattr(_pool, "cores", lambda: 1)
+    made: list[int] = []
+    original = _pool._new_pool
+
+    def counted(workers: int) -> concurrent.futures.ProcessPoolExecutor:
+        made.append(workers)
+        return original(workers)
+
+    monkeypatch.setattr(_pool, "_new_pool", counted)
+    with caplog.at_level("WARNING", logger="structsim_nb._pool"):
+        absolute = list(_pool.map_ordered(abs, range(-30, 0), workers=100_000, chunk_size=3))
+    assert absolute == list(range(30, 0, -1))
+    assert made == [_pool.MOST_WORKERS_PER_CORE]
+    assert "workers=<100000>, cores=<1>" in caplog.text and f"starting {_pool.MOST_WORKERS_PER_CORE}" in caplog.text
+    assert _pool.executor_capacity(None, 100_000) == _pool.MOST_WORKERS_PER_CORE
+    assert _pool.pool_size(None) == 1 and _pool.pool_size(3) == 3
+
+
+def test_a_caller_executor_is_sized_by_the_workers_it_is_given():
+    from structsim_nb import _pool
+
+    with concurrent.futures.ThreadPoolExecutor(2) as executor:
+        assert _pool.executor_capacity(executor, 1000) == 1000

@@ -31,7 +31,10 @@ def add_parser(commands: Any) -> None:
     )
     demo.add_argument("--out", default="structsim-demo", help="folder to write the report to (default: %(default)s)")
     demo.add_argument(
-        "--workers", type=positive_int, metavar="N", help="score on N worker processes (default: in this process)"
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="score on N worker processes, at most 4 a core (default: in this process)",
     )
     demo.set_defaults(handler=run)
 

@@ -144,7 +144,10 @@ def add_parser(commands: Any) -> None:
     )
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar (it only shows on a terminal)")
     evaluate.add_argument(
-        "--workers", type=positive_int, metavar="N", help="score on N worker processes (default: in this process)"
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="score on N worker processes, at most 4 a core (default: in this process)",
     )
     evaluate.add_argument(
         "--scheduler",

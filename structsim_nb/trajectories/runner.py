@@ -150,7 +150,8 @@ def run_evaluation(
         options: Scorer options (`{"schema": "x.Model"}` for `similarity`). Default none.
         progress: Show a tqdm bar on stderr when stderr is a terminal. Default False.
         workers: Score on this many worker processes (`dataset.map_ordered`); the reports are
-            the same, in the same order. Default None: in this process.
+            the same, in the same order (at most four a core are started; see `_pool.pool_size`).
+            Default None: in this process.
         executor: A `concurrent.futures.Executor` or a `distributed.Client` to score on
             instead. Default None.
         scenario_ids: Score only these scenarios. Trajectories that join another scenario are

@@ -153,9 +153,7 @@ class TestTable:
             }
         )
         columns = [Column(key) for key in frame.columns]
-        expected = [
-            page.jsonable(list(row)) for row in frame[list(frame.columns)].itertuples(index=False, name=None)
-        ]
+        expected = [page.jsonable(list(row)) for row in frame[list(frame.columns)].itertuples(index=False, name=None)]
         assert _embedded(page.table(frame, columns, anchor="t5"), "t5")["rows"] == expected
         assert _embedded(page.table(frame.iloc[:0], columns, anchor="t6"), "t6")["rows"] == []
         assert _embedded(page.table(frame, [], anchor="t7"), "t7")["rows"] == [[], [], []]
