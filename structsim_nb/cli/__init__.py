@@ -4,7 +4,8 @@ No scoring logic lives here: every command calls the same functions a notebook w
 per command (`demo`, `evaluate`, `record`, `compare`), each with `add_parser` and `run`; `_common` holds the
 exit codes and the terminal tables. Exit codes: 0 ok, 1 the run finished but something failed,
 2 bad input, 3 runtime error (and 4-8 for `record`, see `structsim-nb record --help`), 130 Ctrl-C,
-143 SIGTERM (which runs the same cleanup as Ctrl-C).
+143 SIGTERM (which runs the same cleanup as Ctrl-C), 141 when the reader of the output went away (`| head`:
+the files a command writes are written before it prints).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import contextlib
 import importlib.metadata
 import logging
+import os
 import signal
 import sys
 import threading
@@ -28,6 +30,7 @@ from ._common import (
     EXIT_NO_CREDENTIALS,
     EXIT_NO_STRUCTURED_OUTPUT,
     EXIT_OK,
+    EXIT_OUTPUT_CLOSED,
     EXIT_RUNTIME_ERROR,
     HelpFormatter,
 )
@@ -41,6 +44,7 @@ __all__ = [
     "EXIT_NO_CREDENTIALS",
     "EXIT_NO_STRUCTURED_OUTPUT",
     "EXIT_OK",
+    "EXIT_OUTPUT_CLOSED",
     "EXIT_RUNTIME_ERROR",
     "build_parser",
     "main",
@@ -100,6 +104,15 @@ def _sigterm_handled() -> Iterator[None]:
         clear_terminated()
 
 
+def _quiet_stdout() -> None:
+    """Point standard output at the null device: its reader went away (`| head`), and Python flushes it once more
+    when it exits, which would print a second BrokenPipeError."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # (a stream without a descriptor: nothing to do)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
@@ -116,7 +129,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # SIGTERM (a CI cancel) runs the same cleanup as Ctrl-C: worker processes stop, staging goes.
         with _sigterm_handled():
-            return int(args.handler(args))
+            code = int(args.handler(args))
+            sys.stdout.flush()  # a reader that went away shows here, not as a traceback when Python exits
+            return code
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_OUTPUT_CLOSED
     except KeyboardInterrupt as exc:
         terminated = isinstance(exc, Terminated)
         print(f"interrupted by {'SIGTERM' if terminated else 'Ctrl-C'}", file=sys.stderr)

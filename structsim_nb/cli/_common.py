@@ -19,12 +19,15 @@ __all__ = [
     "EXIT_NO_CREDENTIALS",
     "EXIT_NO_STRUCTURED_OUTPUT",
     "EXIT_OK",
+    "EXIT_OUTPUT_CLOSED",
     "EXIT_RUNTIME_ERROR",
     "HelpFormatter",
+    "add_verbose",
     "fit_table",
+    "non_negative_float",
     "plural",
-    "terminal_width",
     "positive_int",
+    "terminal_width",
 ]
 
 EXIT_OK = 0
@@ -37,6 +40,9 @@ EXIT_NO_CREDENTIALS = 5
 EXIT_CALL_FAILED = 6
 EXIT_NO_STRUCTURED_OUTPUT = 7
 EXIT_INVALID_RECORDING = 8
+#: What a process killed by SIGPIPE returns (128 + 13): the reader of the output went away (`| head`). The files a
+#: command writes are written before it prints, so they are in place.
+EXIT_OUTPUT_CLOSED = 141
 
 #: Width used when the output is not a terminal (a pipe, a CI log) and `COLUMNS` is not set.
 DEFAULT_WIDTH = 120
@@ -80,6 +86,25 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1; got {value}")
     return value
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse type: a finite number, at least 0 (seconds to wait)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number, at least 0; got {text!r}")
+    return value
+
+
+def add_verbose(parser: argparse.ArgumentParser) -> None:
+    """`-v`/`--verbose` on a command too, so `structsim-nb demo -v` works as `structsim-nb -v demo` does. Its default
+    is to set nothing, so a `-v` given before the command is kept."""
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=argparse.SUPPRESS, help="log more (-v info, -vv debug)"
+    )
 
 
 def _cell(value: Any, *, raw: bool = False) -> str:

@@ -12,6 +12,7 @@ from ._common import (
     EXIT_FAILURES,
     EXIT_OK,
     HelpFormatter,
+    add_verbose,
     fit_table,
     plural,
     positive_int,
@@ -97,6 +98,7 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         help="compare runs scored against different schemas (the schema change is what is measured)",
     )
+    add_verbose(parser)
     parser.set_defaults(handler=run)
 
 
@@ -185,15 +187,24 @@ def run(args: argparse.Namespace) -> int:
     except (ReportFileError, ComparisonError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    # The files first: what is printed after them may go to a reader that stops early (`| head`).
+    out = Path(args.out)
+    try:
+        page = write_text_atomic(
+            out / "comparison.html",
+            comparison.to_html(title=f"structsim-nb comparison: {args.candidate} against {args.baseline}"),
+        )
+        data = write_text_atomic(out / "comparison.json", comparison.to_json())
+    except OSError as exc:
+        print(
+            f"error: --out must be a folder comparison.html and comparison.json can be written in; {args.out!r} "
+            f"failed: {exc.strerror or exc}. Pass another --out",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     for line in _folders(args.baseline, args.candidate):
         print(textwrap.fill(line, terminal_width(), subsequent_indent="  ", break_on_hyphens=False))
     print_comparison(comparison)
-    out = Path(args.out)
-    page = write_text_atomic(
-        out / "comparison.html",
-        comparison.to_html(title=f"structsim-nb comparison: {args.candidate} against {args.baseline}"),
-    )
-    data = write_text_atomic(out / "comparison.json", comparison.to_json())
     print(f"\nwrote {page}\nwrote {data}")
     failures = _failures(comparison, args.fail_on)
     for failure in failures:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._common import EXIT_OK, HelpFormatter, fit_table, positive_int
+from ._common import EXIT_BAD_INPUT, EXIT_OK, HelpFormatter, add_verbose, fit_table, positive_int
 
 if TYPE_CHECKING:
     from ..report import StructuredOutputReport
@@ -36,6 +37,7 @@ def add_parser(commands: Any) -> None:
         metavar="N",
         help="score on N worker processes, at most 4 a core (default: in this process)",
     )
+    add_verbose(demo)
     demo.set_defaults(handler=run)
 
 
@@ -107,9 +109,18 @@ def run(args: argparse.Namespace) -> int:
 
     report = run_reference() if args.workers is None else _on_workers(args.workers)
     out = Path(args.out)
+    # The files first: what is printed after them may go to a reader that stops early (`| head`).
+    try:
+        json_path = report.to_file(out / "report.json")
+        html_path = write_text_atomic(out / "report.html", report.to_html(title="structsim-nb reference evaluation"))
+    except OSError as exc:
+        print(
+            f"error: --out must be a folder report.json and report.html can be written in; {args.out!r} failed: "
+            f"{exc.strerror or exc}. Pass another --out",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     print_report(report)
-    json_path = report.to_file(out / "report.json")
-    html_path = write_text_atomic(out / "report.html", report.to_html(title="structsim-nb reference evaluation"))
     summary = report.summary()
     print()
     print(

@@ -14,6 +14,7 @@ from ._common import (
     EXIT_OK,
     EXIT_RUNTIME_ERROR,
     HelpFormatter,
+    add_verbose,
     fit_table,
     plural,
     positive_int,
@@ -80,9 +81,7 @@ def add_parser(commands: Any) -> None:
         help="put the current UTC time in _aggregate.json generated_at (default: null, or SOURCE_DATE_EPOCH if set, "
         "so reports are byte-identical across runs)",
     )
-    evaluate.add_argument(
-        "-v", "--verbose", action="count", default=argparse.SUPPRESS, help="log more (-v info, -vv debug)"
-    )
+    add_verbose(evaluate)
     evaluate.add_argument("--reports-dir", default="reports", help="where reports go (default: %(default)s)")
     evaluate.add_argument(
         "--scorer",

@@ -16,6 +16,8 @@ from ._common import (
     EXIT_NO_STRUCTURED_OUTPUT,
     EXIT_OK,
     HelpFormatter,
+    add_verbose,
+    non_negative_float,
     positive_int,
 )
 
@@ -100,7 +102,10 @@ def add_parsers(commands: Any) -> None:
         help="model attempts when throttled, as strands retries (default 6)",
     )
     record.add_argument(
-        "--retry-delay", type=float, default=4.0, help="seconds before the first retry, doubling after (default 4)"
+        "--retry-delay",
+        type=non_negative_float,
+        default=4.0,
+        help="seconds before the first retry, doubling after (default 4)",
     )
     record.add_argument(
         "--mode",
@@ -113,6 +118,7 @@ def add_parsers(commands: Any) -> None:
         default="Live capture by structsim-nb record; review the scrubbed content before committing.",
         help="the provenance note stored in the file",
     )
+    add_verbose(record)
     record.set_defaults(handler=run_record)
 
     record_fcc = commands.add_parser(
@@ -134,13 +140,18 @@ def add_parsers(commands: Any) -> None:
         help="'sample' (bundled, default), 'hub' (the real dataset), or a local file or snapshot folder "
         "(Parquet, JSON Lines, JSON, CSV; see load_fcc)",
     )
-    record_fcc.add_argument("--n-docs", type=int, default=None, help="record at most this many documents")
-    record_fcc.add_argument("--max-line-items", type=int, default=None, help="skip documents with more line items")
-    record_fcc.add_argument("--max-text-chars", type=int, default=None, help="skip documents with longer OCR text")
+    record_fcc.add_argument("--n-docs", type=positive_int, default=None, help="record at most this many documents")
+    record_fcc.add_argument(
+        "--max-line-items", type=positive_int, default=None, help="skip documents with more line items"
+    )
+    record_fcc.add_argument(
+        "--max-text-chars", type=positive_int, default=None, help="skip documents with longer OCR text"
+    )
     record_fcc.add_argument("--out", default=None, help="folder for the recordings (default: the repo's recordings/)")
     record_fcc.add_argument("--profile", default=None, help="AWS profile (default: AWS_PROFILE or the default chain)")
     record_fcc.add_argument("--region", default=None, help="AWS region (default: the profile's)")
     record_fcc.add_argument("--no-save", action="store_true", help="do not save the replayed notebook's outputs")
+    add_verbose(record_fcc)
     record_fcc.set_defaults(handler=run_record_fcc)
 
 
@@ -158,6 +169,13 @@ def run_record(args: argparse.Namespace) -> int:
     from ..replay.schema import load_schema
 
     target = Path(args.recording)
+    if target.is_dir():
+        print(
+            f"error: RECORDING must name a .json file; {args.recording!r} is a folder. "
+            f"Name a file in it, e.g. {target / 'exchange.json'}",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     if args.mode == "once" and target.exists():
         print(f"{target} exists; mode 'once' keeps it (use --mode rewrite to re-record)")
         return EXIT_OK
@@ -224,7 +242,14 @@ def _record_inputs(args: argparse.Namespace, previous: object) -> tuple[str, str
     """The prompt, system prompt, model id and provider: from the arguments, else from the existing recording."""
     first = previous.interactions[0].request if previous is not None else None  # type: ignore[attr-defined]
     if args.prompt_file:
-        prompt = Path(args.prompt_file).read_text(encoding="utf-8")
+        try:
+            prompt = Path(args.prompt_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise ValueError(
+                f"--prompt-file must be a readable UTF-8 text file; {args.prompt_file!r} failed: {reason}. "
+                "Check the path"
+            ) from None
     elif args.prompt is not None:
         prompt = args.prompt
     elif first is not None and first.messages[0].get("content") and "text" in first.messages[0]["content"][0]:

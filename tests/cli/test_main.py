@@ -65,3 +65,67 @@ def test_no_library_info_lines_without_verbose(tmp_path: Path) -> None:
         text=True,
     )
     assert "INFO structsim_nb.trajectories.runner" in loud.stderr
+
+
+def _closed_pipe_run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run the CLI with standard output a pipe whose reader is already gone, as `| head` leaves it."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "structsim_nb", *args],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+            cwd=cwd,
+        )
+    finally:
+        os.close(write)
+
+
+def test_a_reader_that_went_away_ends_the_run_quietly_with_its_files_written(tmp_path: Path) -> None:
+    done = _closed_pipe_run(["demo", "--out", "d"], tmp_path)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr
+    assert sorted(path.name for path in (tmp_path / "d").iterdir()) == ["report.html", "report.json"]
+    compared = _closed_pipe_run(["compare", "d/report.json", "d/report.json", "--out", "c"], tmp_path)
+    assert compared.returncode == 141, compared.stderr
+    assert "Traceback" not in compared.stderr
+    assert sorted(path.name for path in (tmp_path / "c").iterdir()) == ["comparison.html", "comparison.json"]
+
+
+@pytest.mark.parametrize("command", ["demo", "compare"])
+def test_an_out_that_cannot_be_a_folder_is_bad_input(command: str, tmp_path: Path, capsys) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    if command == "demo":
+        code = main(["demo", "--out", str(taken)])
+    else:
+        assert main(["demo", "--out", str(tmp_path / "d")]) == 0
+        report = str(tmp_path / "d" / "report.json")
+        capsys.readouterr()
+        code = main(["compare", report, report, "--out", str(taken / "below")])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert (
+        "--out must be a folder" in captured.err
+        and repr(str(taken if command == "demo" else taken / "below")) in captured.err
+    )
+    assert "Pass another --out" in captured.err
+    assert captured.out == "" and taken.read_text() == "mine"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_verbose_goes_before_or_after_the_command(command: str) -> None:
+    from structsim_nb.cli import build_parser
+
+    required = {
+        "record": ["r.json", "--schema", "m:C"],
+        "compare": ["a", "b"],
+        "evaluate": ["--trajectories", "t", "--scenarios", "s"],
+    }.get(command, [])
+    parser = build_parser()
+    assert parser.parse_args([command, *required, "-v"]).verbose == 1
+    assert parser.parse_args(["-vv", command, *required]).verbose == 2
+    assert parser.parse_args([command, *required]).verbose == 0

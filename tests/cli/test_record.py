@@ -208,3 +208,21 @@ def test_once_keeps_an_existing_file(tmp_path: Path) -> None:
     path.write_text(json.dumps({"kept": True}))
     assert record(path, "--prompt", "p", "--mode", "once") == cli.EXIT_OK
     assert json.loads(path.read_text()) == {"kept": True}
+
+
+def test_a_folder_recording_an_unreadable_prompt_file_and_a_bad_delay_are_bad_input(tmp_path: Path, capsys) -> None:
+    schema = ["--schema", "structsim_nb.demo:Invoice", "--model-id", "m"]
+    assert cli.main(["record", str(tmp_path), *schema, "--prompt", "p"]) == cli.EXIT_BAD_INPUT
+    assert "RECORDING must name a .json file" in capsys.readouterr().err
+    missing = tmp_path / "nope.txt"
+    assert cli.main(["record", str(tmp_path / "p.json"), *schema, "--prompt-file", str(missing)]) == 2
+    assert f"--prompt-file must be a readable UTF-8 text file; {str(missing)!r} failed" in capsys.readouterr().err
+    (tmp_path / "latin.txt").write_bytes(b"caf\xe9")
+    assert cli.main(["record", str(tmp_path / "p.json"), *schema, "--prompt-file", str(tmp_path / "latin.txt")]) == 2
+    assert "readable UTF-8" in capsys.readouterr().err
+    assert not (tmp_path / "p.json").exists()
+    for delay in ("nan", "-3", "inf"):
+        with pytest.raises(SystemExit) as caught:
+            cli.main(["record", str(tmp_path / "p.json"), *schema, "--prompt", "p", "--retry-delay", delay])
+        assert caught.value.code == 2
+        assert "must be a finite number, at least 0" in capsys.readouterr().err
