@@ -13,8 +13,9 @@ Layout (AssetOpsBench's)::
 
 Nothing is dropped silently. A scenario folder without `groundtruth.txt`, with an unreadable one,
 or with a bad `groundtruth_eval.json` is a `Scenario` with its `error` (each of its runs becomes an
-error entry); a scenario file or line that cannot be read, an unreadable scenarios folder and a
-repeated scenario id are listed as problems (`problem`), and the other scenarios are still loaded.
+error entry); a scenario file or line that cannot be read, an unreadable scenarios folder, a broken
+or looping link in one (or a file in it meant as a scenario), and a repeated scenario id are listed
+as problems (`problem`), and the other scenarios are still loaded.
 """
 
 from __future__ import annotations
@@ -174,7 +175,8 @@ def _load_json(text: str) -> tuple[bool, Any, str]:
 def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenario], list[dict[str, str]]]:
     """Scenarios from folders of scenario folders and from scenario files, in the order given.
 
-    A folder contributes its immediate sub-folders, sorted (`scenario_11/` -> id `11`). A file
+    A folder contributes its immediate sub-folders, sorted (`scenario_11/` -> id `11`), or is one
+    scenario folder itself when it holds `groundtruth.txt` (`scenarios/scenario_11`). A file
     (`.json` list or object, or `.jsonl`) contributes one scenario per entry: `id`, and
     `expected_answer` or `characteristic_form` as the ground truth; `evaluation_metadata` and
     `type` are optional.
@@ -182,8 +184,9 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
     Returns:
         The scenarios (those that cannot be scored included, with `error` set) and the
         problems: a scenario whose id repeats an earlier one is left out and listed there, and
-        so are a scenarios folder that cannot be listed, a scenario file that cannot be read or
-        is not JSON, and a line or entry that is not an object with an id.
+        so are a scenarios folder that cannot be listed, an entry in it that is a broken or looping
+        link or a file meant as a scenario (`_scenario_folders`), a scenario file that cannot be read
+        or is not JSON, and a line or entry that is not an object with an id.
 
     Raises:
         NotADirectoryError: If a path does not exist.
@@ -200,19 +203,12 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
         if root.is_file():
             found, file_problems = _scenario_entries(root)
             problems += file_problems
+        elif root.is_dir() and os.path.isfile(root / "groundtruth.txt"):
+            # One scenario's own folder (`--scenarios scenarios/scenario_11`): that scenario.
+            found = [_read_scenario(str(root.parent), root.name)]
         elif root.is_dir():
-            try:
-                with os.scandir(root) as listing:
-                    names = sorted(e.name for e in listing if not e.name.startswith(".") and e.is_dir())
-            except OSError as exc:
-                problems.append(
-                    problem(
-                        "unreadable_scenarios",
-                        str(root),
-                        f"cannot be read: {exc.strerror or exc}; no scenario in it was loaded",
-                    )
-                )
-                names = []
+            names, entry_problems = _scenario_folders(root)
+            problems += entry_problems
             folder = str(root)
             found = [_read_scenario(folder, name) for name in names]
         else:
@@ -234,6 +230,44 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
             seen[scenario.id] = (root, scenario.folder, folders)
             scenarios.append(scenario)
     return scenarios, problems
+
+
+def _scenario_folders(root: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """The names of the scenario folders in `root`, sorted, and a problem for each entry that stands in the way.
+
+    Hidden entries are left out. A symbolic link to a folder counts as a scenario folder; a broken link, one
+    that loops, or an entry the system refuses is a problem naming it, and so is a file that looks meant as
+    a scenario (`scenario_*`, `.json`, `.jsonl`: scenario files are read when given as their own
+    `--scenarios` argument, not from inside a folder); other files (a README) are not scenarios and are
+    left out. One bad entry never hides the rest of the folder.
+    """
+    try:
+        with os.scandir(root) as listing:
+            entries = [entry for entry in listing if not entry.name.startswith(".")]
+    except OSError as exc:
+        message = f"cannot be read: {exc.strerror or exc}; no scenario in it was loaded"
+        return [], [problem("unreadable_scenarios", str(root), message)]
+    names, problems = [], []
+    for entry in sorted(entries, key=lambda item: item.name):
+        where = os.path.join(root, entry.name)
+        try:
+            if entry.is_dir():  # (follows a link: a linked scenario folder is a scenario folder)
+                names.append(entry.name)
+                continue
+            if entry.is_symlink() and not os.path.exists(where):
+                message = f"broken symbolic link: its target {os.readlink(where)!r} does not exist; not read"
+                problems.append(problem("unreadable_scenario", where, message))
+                continue
+        except OSError as exc:  # a link that loops, or an entry the system refuses
+            problems.append(problem("unreadable_scenario", where, f"cannot be read: {exc.strerror or exc}; not read"))
+            continue
+        if entry.name.startswith("scenario_") or entry.name.lower().endswith((".json", ".jsonl")):
+            message = (
+                "a file, not a scenario folder; not read. A scenario file (.json, .jsonl) is read when passed "
+                "as its own --scenarios argument"
+            )
+            problems.append(problem("not_a_scenario_folder", where, message))
+    return names, problems
 
 
 def _where(root: Path, folder: str, in_folder: bool) -> str:

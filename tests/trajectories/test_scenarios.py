@@ -99,3 +99,37 @@ class TestHostileInput:
                 "message": "not a regular file; not opened",
             }
         ]
+
+    def test_one_bad_entry_never_hides_the_rest_of_the_folder(self, tmp_path: Path) -> None:
+        root = tmp_path / "s"
+        for ident in ("1", "2"):
+            (root / f"scenario_{ident}").mkdir(parents=True)
+            (root / f"scenario_{ident}" / "groundtruth.txt").write_text('{"a": 1}')
+        (tmp_path / "elsewhere").mkdir()
+        (tmp_path / "elsewhere" / "groundtruth.txt").write_text('{"b": 2}')
+        os.symlink(tmp_path / "elsewhere", root / "scenario_linked")
+        os.symlink("scenario_loop", root / "scenario_loop")  # a link to itself: every lookup loops
+        os.symlink("nowhere", root / "scenario_broken")
+        (root / "scenario_file").write_text("not a folder")
+        (root / "inline.json").write_text('[{"id": "9", "expected_answer": "{}"}]')
+        (root / "README.md").write_text("notes")  # not meant as a scenario: left out without a word
+        scenarios, problems = load_scenarios(root)
+        assert [s.id for s in scenarios] == ["1", "2", "linked"]
+        assert scenarios[2].groundtruth == '{"b": 2}' and scenarios[2].error is None
+        listed = {(p["kind"], Path(p["source"]).name): p["message"] for p in problems}
+        assert sorted(listed) == [
+            ("not_a_scenario_folder", "inline.json"),
+            ("not_a_scenario_folder", "scenario_file"),
+            ("unreadable_scenario", "scenario_broken"),
+            ("unreadable_scenario", "scenario_loop"),
+        ]
+        assert listed["unreadable_scenario", "scenario_broken"].startswith("broken symbolic link: its target 'nowhere'")
+        assert "Too many levels of symbolic links" in listed["unreadable_scenario", "scenario_loop"]
+        assert "passed as its own --scenarios argument" in listed["not_a_scenario_folder", "inline.json"]
+
+    def test_one_scenario_folder_given_is_that_scenario(self, tmp_path: Path) -> None:
+        (tmp_path / "scenario_11").mkdir()
+        (tmp_path / "scenario_11" / "groundtruth.txt").write_text('{"a": 1}')
+        scenarios, problems = load_scenarios(tmp_path / "scenario_11")
+        assert [(s.id, s.folder, s.groundtruth) for s in scenarios] == [("11", "scenario_11", '{"a": 1}')]
+        assert problems == []
