@@ -6,6 +6,7 @@ import argparse
 import datetime
 import os
 import sys
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 from ._common import (
@@ -41,9 +42,9 @@ examples:
       --scorer json_field_match --fields name address.city \\
       --scenario-ids 11,12 --workers 2
 
-exit codes: 0 every run passed and everything joined, 1 a run failed or errored or something did not
-join, 2 bad input (a missing folder, an unknown scorer, a bad option, a reports folder that holds
-other files), 130 Ctrl-C, 143 SIGTERM.
+exit codes: 0 every run passed and everything joined, 1 a run failed or errored, something did not
+join, or there was no run at all, 2 bad input (a missing folder, an unknown scorer, a bad option, a
+reports folder that holds other files), 130 Ctrl-C, 143 SIGTERM, 141 output closed early (| head).
 
 --reports-dir is the run's own folder: it is replaced as a whole (an earlier evaluate's reports
 go), and refused if it holds files evaluate did not write. Reports are written into a hidden
@@ -294,20 +295,29 @@ def print_summary(result: EvaluationRun) -> None:
             print(_line(f"  {item['file']}", item["reason"]))
     totals = aggregate["totals"]
     rate = "n/a" if totals["pass_rate"] is None else f"{totals['pass_rate']:.1%}"
-    print(
-        f"\n{plural(totals['scenarios'], 'run')} scored with {aggregate['scorer']}: "
-        f"{totals['passed']} passed ({rate}), "
-        f"{plural(totals['errors'], 'error')};\n"
+    failed = totals["scenarios"] - totals["passed"] - totals["errors"]
+    print()
+    for line in (
+        f"{plural(totals['scenarios'], 'run')} with {aggregate['scorer']}: {totals['passed']} passed ({rate}), "
+        f"{failed} failed, {plural(totals['errors'], 'error')} (not scored);",
         f"{plural(len(aggregate['unmatched_trajectories']), 'unmatched trajectory', 'unmatched trajectories')}, "
-        f"{plural(len(aggregate['unmatched_scenarios']), 'unmatched scenario')}"
-    )
-    print(f"Reports written: {len(result.report_paths)} in {result.aggregate_path.parent}")
-    print(f"Aggregate report written: {result.aggregate_path}")
+        f"{plural(len(aggregate['unmatched_scenarios']), 'unmatched scenario')}",
+        f"Reports written: {len(result.report_paths)} in {result.aggregate_path.parent}",
+        f"Aggregate report written: {result.aggregate_path}",
+    ):
+        print(
+            textwrap.fill(
+                line, terminal_width(), subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
+            )
+        )
 
 
 def _exit_code(aggregate: dict[str, Any]) -> int:
     totals = aggregate["totals"]
-    clean = totals["passed"] == totals["scenarios"] and not (
-        aggregate["unmatched_trajectories"] or aggregate["unmatched_scenarios"] or aggregate["problems"]
+    # No run at all is not a pass: empty or mistyped folders must not turn a CI check green.
+    clean = (
+        totals["scenarios"] > 0
+        and totals["passed"] == totals["scenarios"]
+        and not (aggregate["unmatched_trajectories"] or aggregate["unmatched_scenarios"] or aggregate["problems"])
     )
     return EXIT_OK if clean else EXIT_FAILURES

@@ -12,8 +12,9 @@ and returns one `Found` per `*.json` file, plus one per thing that stood in the 
   `error`, never opened.
 
 Hidden files (a name starting with `.`: editor backups, temporary files) and the folders this
-package writes (the reports folder of the run and its staging folders) are listed in `skipped`
-with the reason, not read. Other files (not `*.json`) are not trajectories and are ignored.
+package writes (the reports folder of the run, its staging folders, and any folder holding an
+`_aggregate.json`: an earlier run's reports, written wherever `--reports-dir` pointed) are listed
+in `skipped` with the reason, not read. Other files (not `*.json`) are not trajectories and are ignored.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ __all__ = ["Found", "find_json_files", "is_own_folder"]
 
 #: Name fragments of the folders `reports_dir` creates; a walk never reads them.
 OWN_FOLDER_MARKERS = (".structsim-staging-", ".structsim-old-")
+#: The file every reports folder holds (`reports_dir.AGGREGATE_NAME`): a folder holding it is not read.
+REPORTS_MARK = "_aggregate.json"
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,9 @@ def _classify(
     elif entry.is_dir(follow_symlinks=False):  # (the listing's file type where the system gives one: no stat)
         if is_own_folder(name) or os.path.realpath(path) in skip_real:
             return "skipped", Found(path, relative + "/", "a folder this run writes its reports to")
+        if os.path.isfile(os.path.join(path, REPORTS_MARK)):  # an earlier run's reports: not trajectories
+            reason = f"a reports folder of an earlier run (it holds {REPORTS_MARK}); its reports are not trajectories"
+            return "skipped", Found(path, relative + "/", reason)
         return "folder", None
     elif not is_json:
         return None

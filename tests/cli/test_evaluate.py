@@ -43,7 +43,7 @@ def test_static_json_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "scenario-34.json" in out and "Unmatched trajectories:\n  99.json" in out
     assert "Unmatched scenarios:\n  21: no trajectory joins this scenario" in out
     assert "scenario_21: scenario id '21' is already taken" in out
-    assert "10 runs scored with static_json: 4 passed (40.0%), 5 errors" in out
+    assert "10 runs with static_json: 4 passed (40.0%), 1 failed, 5 errors (not scored)" in out
     assert f"Page written: {tmp_path / 'r' / '_aggregate.html'}" in out
     written = sorted(p.name for p in (tmp_path / "r").iterdir())
     assert written[0] == "11.json" and {"_aggregate.json", "_aggregate.html"} <= set(written) and len(written) == 12
@@ -63,7 +63,7 @@ def test_reference_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str], mon
     assert aggregate["generated_at"] == "1970-01-02T00:00:00+00:00"
     assert [(r["scenario_id"], r["score"]["passed"]) for r in aggregate["results"]] == [("11", False), ("99", True)]
     out = capsys.readouterr().out
-    assert "2 runs scored with static_json: 1 passed (50.0%)" in out and "Reports written: 2 in " in out
+    assert "2 runs with static_json: 1 passed (50.0%)" in out and "Reports written: 2 in " in out
     monkeypatch.delenv("SOURCE_DATE_EPOCH")
     assert main([*argv, "--timestamp"]) == EXIT_FAILURES
     stamp = json.loads((tmp_path / "r" / "_aggregate.json").read_text())["generated_at"]
@@ -77,7 +77,7 @@ def test_clean_run_exits_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     (tmp_path / "s" / "scenario_5" / "groundtruth.txt").write_text('{"a": 1}')
     argv = ["evaluate", "--trajectories", str(tmp_path / "t"), "--scenarios", str(tmp_path / "s")]
     assert main([*argv, "--reports-dir", str(tmp_path / "r"), "--no-progress"]) == EXIT_OK
-    assert "1 run scored with static_json: 1 passed (100.0%), 0 errors" in capsys.readouterr().out
+    assert "1 run with static_json: 1 passed (100.0%), 0 failed, 0 errors" in capsys.readouterr().out
 
 
 def test_similarity_with_a_dotted_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -180,7 +180,7 @@ def test_an_answer_no_terminal_can_print(tmp_path: Path, capsys: pytest.CaptureF
     argv = ["evaluate", "--trajectories", str(trajectories), "--scenarios", str(scenarios), "--no-progress"]
     assert main([*argv, "--reports-dir", str(tmp_path / "r")]) == EXIT_FAILURES
     out = capsys.readouterr().out
-    assert "1 run scored with static_json" in out
+    assert "1 run with static_json" in out
     assert "Skipped (not read):\n  .0.json.swp.json: hidden file (its name starts with '.')" in out
 
 
@@ -263,3 +263,16 @@ def test_sigterm_stops_evaluate_workers_and_writes_nothing(tmp_path: Path) -> No
     _, alive = psutil.wait_procs(workers, timeout=20)
     assert [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
     assert not reports.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_no_run_at_all_is_not_a_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Empty (or mistyped) folders must not turn a CI check green."""
+    (tmp_path / "t").mkdir()
+    (tmp_path / "s").mkdir()
+    code = main(
+        ["evaluate", "--trajectories", str(tmp_path / "t"), "--scenarios", str(tmp_path / "s")]
+        + ["--reports-dir", str(tmp_path / "r"), "--no-progress"]
+    )
+    assert code == EXIT_FAILURES
+    out = capsys.readouterr().out
+    assert "no trajectory joined a scenario" in out and "0 runs with static_json" in out

@@ -40,7 +40,7 @@ def test_field_match_writes_per_field_detail(tmp_path, capsys):
     code, reports = _evaluate(tmp_path, "--scorer", "json_field_match", "--fields", *FIELDS, "--threshold", "0.5")
     assert code == EXIT_FAILURES  # run 2 fails
     out = capsys.readouterr().out
-    assert "2 runs scored with json_field_match: 1 passed" in out
+    assert "2 runs with json_field_match: 1 passed" in out
     first = json.loads((reports / "1.json").read_text())["score"]
     assert first["score"] == 0.5 and first["passed"]
     assert first["details"]["field_scores"] == {"name": 1.0, "email": 0.0, "address.city": 1.0, "address.zip": 0.0}
@@ -63,7 +63,7 @@ def test_other_scorers(tmp_path, capsys, scorer, extra, scores):
     assert code == EXIT_FAILURES
     got = tuple(json.loads((reports / f"{run}.json").read_text())["score"]["score"] for run in ("1", "2"))
     assert got == scores
-    assert f"scored with {scorer}" in capsys.readouterr().out
+    assert f"with {scorer}: " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -87,7 +87,7 @@ def test_committed_tree(tmp_path, capsys):
     assert main([*argv, "--scorer", "json_diff"]) in (0, EXIT_FAILURES)
     aggregate = json.loads((tmp_path / "_aggregate.json").read_text())
     assert aggregate["scorer"] == "json_diff" and aggregate["results"]
-    assert "scored with json_diff" in capsys.readouterr().out
+    assert "with json_diff: " in capsys.readouterr().out
 
 
 def test_null_is_a_value_restores_the_strict_reading(tmp_path, capsys):

@@ -278,6 +278,17 @@ class TestHostileInput:
         assert first["totals"] == second["totals"] and second["totals"]["trajectories"] == 1
         assert second["skipped"] == [{"file": "reports/", "reason": "a folder this run writes its reports to"}]
 
+        # Written elsewhere next time, the earlier reports are still not runs.
+        third = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "elsewhere").aggregate
+        assert third["totals"] == first["totals"]
+        assert third["skipped"] == [
+            {
+                "file": "reports/",
+                "reason": "a reports folder of an earlier run (it holds _aggregate.json); its reports are not "
+                "trajectories",
+            }
+        ]
+
     def test_an_interrupt_while_writing_leaves_the_previous_reports(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:

@@ -95,3 +95,22 @@ def test_own_and_skipped_folders_are_listed_not_read(tmp_path: Path) -> None:
     found, skipped = find_json_files(root, skip=[root / "reports"])
     assert not [f for f in found if "11.json" in f.relative or "12.json" in f.relative]
     assert {s.relative for s in skipped} >= {"reports/", ".reports.structsim-staging-1-ab/"}
+
+
+def test_an_earlier_runs_reports_folder_is_listed_not_read(tmp_path: Path) -> None:
+    """A run written into the trajectories once (`--reports-dir runs/reports`) is not read back as runs later."""
+    from structsim_nb.trajectories.reports_dir import AGGREGATE_NAME
+    from structsim_nb.trajectories.walk import REPORTS_MARK
+
+    assert REPORTS_MARK == AGGREGATE_NAME
+    root = _tree(tmp_path / "t")
+    (root / "a" / "old" / "nested").mkdir(parents=True)
+    for name in ("11.json", AGGREGATE_NAME, "nested/12.json"):
+        (root / "a" / "old" / name).write_text("{}")
+    (root / "a" / "kept").mkdir()
+    (root / "a" / "kept" / "_aggregate.json.bak").write_text("{}")  # only the exact name marks a reports folder
+    found, skipped = find_json_files(root)
+    assert [f.relative for f in found] == ["1.json", "a/2.json", "a/deep/3.json"]
+    assert [(s.relative, s.error) for s in skipped if s.relative.startswith("a/")] == [
+        ("a/old/", "a reports folder of an earlier run (it holds _aggregate.json); its reports are not trajectories")
+    ]
