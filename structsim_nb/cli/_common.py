@@ -52,7 +52,11 @@ _ELLIPSIS = "…"
 
 
 class HelpFormatter(argparse.HelpFormatter):
-    """Wraps prose paragraphs to the terminal and keeps indented blocks (examples) as written."""
+    """Wraps prose paragraphs to the terminal and keeps indented blocks (examples) as written. Lines break
+    between words only: a path, an option or a hyphenated word (`worse-field`) is never split across lines."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_long_words=False, break_on_hyphens=False)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         paragraphs = []
@@ -62,7 +66,14 @@ class HelpFormatter(argparse.HelpFormatter):
                 paragraphs.append("\n".join(indent + line for line in lines))
             else:
                 paragraphs.append(
-                    textwrap.fill(" ".join(paragraph.split()), width, initial_indent=indent, subsequent_indent=indent)
+                    textwrap.fill(
+                        " ".join(paragraph.split()),
+                        width,
+                        initial_indent=indent,
+                        subsequent_indent=indent,
+                        break_long_words=False,
+                        break_on_hyphens=False,
+                    )
                 )
         return "\n\n".join(paragraphs)
 
@@ -144,8 +155,15 @@ def _numeric(cells: Sequence[str]) -> bool:
     return True
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(0, width - 1)] + _ELLIPSIS
+def _cut(text: str, width: int, *, middle: bool = False) -> str:
+    """`text` in at most `width` characters: cut at the end with `…`, or in the middle (a third kept before the
+    `…`, the rest after it: the end of a name or path is what tells it apart)."""
+    if len(text) <= width:
+        return text
+    if middle and width >= 3:
+        head = (width - 1) // 3
+        return text[:head] + _ELLIPSIS + text[len(text) - (width - 1 - head) :]
+    return text[: max(0, width - 1)] + _ELLIPSIS
 
 
 def fit_table(
@@ -155,6 +173,7 @@ def fit_table(
     drop: Sequence[str] = (),
     shrink: Sequence[str] = (),
     raw: Sequence[str] = (),
+    middle: Sequence[str] = (),
     note: str = "the report page has them all",
 ) -> str:
     """`frame` as plain text no wider than `width`, for a terminal.
@@ -163,7 +182,9 @@ def fit_table(
     blank, nested values as compact JSON, never Python reprs). When the table is too wide,
     the columns in `drop` are left out first (in order), then the text columns in `shrink`
     are cut (with `…`, never below their header's width or 8 characters), and last the
-    rightmost columns are left out. A final line names any column left out.
+    rightmost columns are left out. A final line names any column left out. Names and paths (`middle`)
+    are cut in the middle, keeping their start and their end, so `synthetic-0012` and `synthetic-0013`
+    stay apart; other text keeps its start.
 
     Args:
         frame: A pandas DataFrame.
@@ -172,6 +193,8 @@ def fit_table(
         shrink: Text columns that may be cut to fit.
         raw: Columns of values (not scores): numbers as written (`1500.0`, not `1500.000`), booleans
             as `true`/`false`.
+        middle: Columns of `shrink` cut in the middle (`synthe…ic-0012`), not at the end: names and
+            paths, whose ends tell rows apart.
         note: Where the left-out columns can be read (ends the final line).
 
     Returns:
@@ -218,7 +241,7 @@ def fit_table(
     def line(values: dict[str, str]) -> str:
         parts = []
         for name in shown:
-            text = _cut(values[name], widths[name])
+            text = _cut(values[name], widths[name], middle=name in middle)
             parts.append(text.rjust(widths[name]) if align[name] else text.ljust(widths[name]))
         return _GAP.join(parts).rstrip()
 

@@ -130,7 +130,8 @@ def print_comparison(comparison: Comparison) -> None:
         fit_table(
             regressions.head(_SHOWN),
             drop=["ci_low", "ci_high", "n_cases"],
-            shrink=["detail", "name"],
+            shrink=["detail", "name", "path"],
+            middle=["name", "path"],
             note="comparison.html has them all",
         )
     )
@@ -147,6 +148,7 @@ def print_comparison(comparison: Comparison) -> None:
             fields,
             drop=["n_changed", "mean_before", "mean_after"],
             shrink=["path"],
+            middle=["path"],
             note="comparison.html has them all",
         )
     )

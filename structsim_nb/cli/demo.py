@@ -70,6 +70,7 @@ def print_report(report: StructuredOutputReport) -> None:
             cases.drop(columns=constant),
             drop=[*fields, *same_status, "tn", "tp", "f1", "precision", "recall"],
             shrink=["reason", "case"],
+            middle=["case"],
         )
     )
     print()
@@ -79,6 +80,7 @@ def print_report(report: StructuredOutputReport) -> None:
             report.fields_frame().drop(columns=["parent", "depth", "errors"], errors="ignore"),
             drop=["tn", "tp"],
             shrink=["path"],
+            middle=["path"],
         )
     )
     print()
@@ -89,8 +91,9 @@ def print_report(report: StructuredOutputReport) -> None:
         fit_table(
             misses.drop(columns=["evaluator", "category", *empty], errors="ignore"),
             drop=["reason"],
-            shrink=["expected", "predicted", "reason"],
+            shrink=["case", "path", "expected", "predicted", "reason"],
             raw=["expected", "predicted"],
+            middle=["case", "path"],
         )
     )
 

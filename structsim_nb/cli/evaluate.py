@@ -268,7 +268,12 @@ def print_summary(result: EvaluationRun) -> None:
     ]
     table = pd.DataFrame(rows, columns=["report", "scenario_id", "status", "passed", "score", "rationale"])
     print(
-        fit_table(table, drop=["rationale"], shrink=["rationale", "report"])
+        fit_table(
+            table,
+            drop=["rationale"],
+            shrink=["rationale", "report", "scenario_id"],
+            middle=["report", "scenario_id"],
+        )
         if rows
         else "no trajectory joined a scenario"
     )

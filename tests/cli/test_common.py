@@ -81,3 +81,36 @@ def test_terminal_width_follows_columns(monkeypatch: pytest.MonkeyPatch) -> None
 )
 def test_plural(count: int, word: str, expected: str) -> None:
     assert plural(count, word, "matches" if word == "match" else None) == expected
+
+
+def test_names_cut_in_the_middle_stay_apart() -> None:
+    frame = pd.DataFrame(
+        {"case": [f"synthetic-invoice-{index:04d}" for index in range(3)], "reason": ["a long reason " * 4] * 3}
+    )
+    text = fit_table(frame, width=40, shrink=["case", "reason"], middle=["case"])
+    rows = text.splitlines()[1:]
+    cases = [row.split("  ")[0] for row in rows]
+    assert len(set(cases)) == 3, text  # cut at the end they would all read `synthetic-inv…`
+    assert all(case.startswith("synth") and "…" in case for case in cases)
+    assert [case[-4:] for case in cases] == ["0000", "0001", "0002"]
+    assert all(row.endswith("…") for row in rows)  # the reason, not in `middle`, keeps its start
+    assert max(map(len, text.splitlines())) <= 40
+
+
+@pytest.mark.parametrize(
+    ("command", "whole"),
+    [
+        ("record", "recordings/invoice_walkthrough.json"),
+        ("compare", "any-worse-field"),
+        ("evaluate", "case-insensitively"),
+    ],
+)
+def test_help_lines_break_between_words_only(command: str, whole: str, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """argparse split these across lines at 60 columns (`..._walkthrough.jso` / `n`, `any-` / `worse-field`)."""
+    from structsim_nb.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", "60")
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([command, "--help"])
+    out = capsys.readouterr().out
+    assert any(whole in line for line in out.splitlines()), out
