@@ -113,8 +113,18 @@ def _quiet_stdout() -> None:
         os.close(devnull)
 
 
+def _search_the_working_directory() -> None:
+    """Let `--schema myapp.models:Invoice` import `myapp` from the working directory, as `python -m structsim_nb`
+    does: the installed `structsim-nb` script starts with its own folder on `sys.path` instead. Added last, so a
+    file in the working directory never hides an installed module."""
+    here = os.getcwd()
+    if "" not in sys.path and here not in sys.path:
+        sys.path.append(here)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    _search_the_working_directory()
     parser = build_parser()
     args = parser.parse_args(argv)
     level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)

@@ -37,7 +37,10 @@ def load_schema(spec: str) -> type[BaseModel]:
         else:
             module = importlib.import_module(target)
     except Exception as exc:
-        raise ValueError(f"--schema {spec!r} must be importable; got {type(exc).__name__}: {exc}") from None
+        raise ValueError(
+            f"--schema {spec!r} must be importable; got {type(exc).__name__}: {exc}. A module is imported from the "
+            "working directory or PYTHONPATH; a file is named by its path (path/to/models.py:Class)"
+        ) from None
     cls = getattr(module, name, None)
     if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
         raise ValueError(f"--schema {spec!r} must name a Pydantic model class; got {cls!r}")

@@ -207,7 +207,7 @@ def _similarity_evaluator(spec: str) -> Any:
     except (TypeError, ImportError) as exc:
         raise SchemaLoadError(
             f"--schema must be a Pydantic model dotted path (myapp.models.Invoice) or a JSON Schema file; "
-            f"{spec!r} failed: {exc}"
+            f"{spec!r} failed: {exc}. A module is imported from the working directory or PYTHONPATH"
         ) from exc
 
 
