@@ -6,6 +6,11 @@ project's base class or the builtin they would expect (`FileNotFoundError`, `Val
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (imported on first use below: `_signals` costs more than the rest of this module)
+    from ._signals import Terminated
+
 __all__ = [
     "DatasetFormatError",
     "DatasetUnavailableError",
@@ -42,6 +47,8 @@ __all__ = [
     "PairsFileError",
     # comparing two runs (structsim_nb.comparison)
     "ComparisonError",
+    # interrupts: SIGTERM as a KeyboardInterrupt, so cleanup runs as for Ctrl-C (structsim_nb._signals)
+    "Terminated",
 ]
 
 
@@ -234,3 +241,12 @@ class ComparisonError(StructsimError, ValueError):
 
     The message names both runs (their files, when they came from files) and what to do.
     """
+
+
+def __getattr__(name: str) -> type:
+    """`Terminated` (SIGTERM, a `KeyboardInterrupt`), from `_signals` on first use: this module stays cheap."""
+    if name == "Terminated":
+        from ._signals import Terminated as terminated
+
+        return terminated
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -516,5 +516,6 @@ def _check_version(source: Path, version: Any) -> None:
     if version > FORMAT_VERSION:
         raise ReportFileError(
             f"report file {str(source)!r} was written by a newer structsim-nb (report format {version}; this "
-            f"version reads format {FORMAT_VERSION} and older). Upgrade structsim-nb: pip install -U structsim-nb"
+            f"version reads format {FORMAT_VERSION} and older). Upgrade structsim-nb to the version that wrote it "
+            "(in its clone: git pull, then pip install -e .)"
         )

@@ -92,3 +92,17 @@ def test_importing_the_package_loads_no_engine_until_a_name_is_used():
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "", f"import structsim_nb must stay cheap; it imported {loaded}"
+
+
+def test_sigterms_interrupt_is_public_in_errors_and_imported_only_when_asked() -> None:
+    import subprocess
+    import sys
+
+    import structsim_nb._signals
+    import structsim_nb.errors
+
+    assert structsim_nb.errors.Terminated is structsim_nb._signals.Terminated
+    assert issubclass(structsim_nb.errors.Terminated, KeyboardInterrupt)
+    assert "Terminated" in structsim_nb.errors.__all__
+    probe = "import sys, structsim_nb.errors; print('structsim_nb._signals' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "False"

@@ -430,7 +430,10 @@ class TestFormatVersionAndNaN:
         data = json.loads(path.read_text())
         data["format_version"] = 2
         path.write_text(json.dumps(data))
-        with pytest.raises(ReportFileError, match="newer structsim-nb .*Upgrade structsim-nb: pip install -U"):
+        with pytest.raises(
+            ReportFileError,
+            match="newer structsim-nb .*Upgrade structsim-nb to the version that wrote it .in its clone: git pull",
+        ):
             StructuredOutputReport.from_file(path)
         data["format_version"] = "1"
         path.write_text(json.dumps(data))

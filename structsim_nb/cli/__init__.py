@@ -134,12 +134,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     handler.setLevel(level)
     logging.basicConfig(level=level, handlers=[handler])
-    from .._signals import Terminated
+    from .._signals import Terminated, clear_terminated
 
     try:
         # SIGTERM (a CI cancel) runs the same cleanup as Ctrl-C: worker processes stop, staging goes.
         with _sigterm_handled():
             code = int(args.handler(args))
+            if code in (130, 143):  # the command caught the interrupt and said what it left: said once
+                clear_terminated()
             sys.stdout.flush()  # a reader that went away shows here, not as a traceback when Python exits
             return code
     except BrokenPipeError:

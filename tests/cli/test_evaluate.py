@@ -260,6 +260,7 @@ def test_sigterm_stops_evaluate_workers_and_writes_nothing(tmp_path: Path) -> No
     stdout, stderr = communicate_or_kill(process, 60)
     assert process.returncode == 143, stderr
     assert f"interrupted by SIGTERM: nothing was written; {reports} is as it was" in stderr
+    assert stderr.count("interrupted by SIGTERM") == 1, stderr  # said once, by the command that caught it
     _, alive = psutil.wait_procs(workers, timeout=20)
     assert [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
     assert not reports.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
