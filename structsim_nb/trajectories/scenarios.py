@@ -106,7 +106,9 @@ def problem(kind: str, source: str, message: str) -> dict[str, str]:
 
 def _scenario_entries(path: Path) -> tuple[list[Scenario], list[dict[str, str]]]:
     """The scenarios of a scenario file (`.jsonl`: one object a line; else a JSON list or object), and the
-    problems: a file that cannot be read is one problem, a bad line or entry is a problem naming it."""
+    problems: a file that cannot be read is one problem, a bad line or entry is a problem naming it. An
+    entry is named `<file>:<line>` in JSON Lines (1-based, as an editor numbers lines) and `<file>#<index>`
+    (0-based) in a JSON list."""
     try:
         text = read_text(path)
     except UnicodeDecodeError as exc:
@@ -122,7 +124,7 @@ def _scenario_entries(path: Path) -> tuple[list[Scenario], list[dict[str, str]]]
             if line.strip():
                 ok, value, why = _load_json(line)
                 if ok:
-                    entries.append((f"{path.name}#{len(entries)}", value))
+                    entries.append((f"{path.name}:{lineno}", value))  # (its line, as an editor numbers it)
                 else:
                     problems.append(problem("bad_scenario_entry", f"{path}:{lineno}", f"line {lineno} {why}"))
     else:
@@ -138,7 +140,8 @@ def _scenario_entries(path: Path) -> tuple[list[Scenario], list[dict[str, str]]]
                 problem(
                     "bad_scenario_entry",
                     source,
-                    f"scenario entries must be objects with an id; {source} is {str(entry)[:80]!r}. Fix the file",
+                    f"scenario entries must be objects with a non-blank id (text or a whole number); {source} is "
+                    f"{_shown(entry)}. Fix the file",
                 )
             )
             continue
@@ -158,6 +161,12 @@ def _scenario_entries(path: Path) -> tuple[list[Scenario], list[dict[str, str]]]
         else:
             scenarios.append(Scenario(**base, groundtruth=str(truth).strip(), evaluation_metadata=meta))
     return scenarios, problems
+
+
+def _shown(value: Any, most: int = 80) -> str:
+    """A JSON value as JSON text, cut to `most` characters (`…`): how a bad entry is named in a message."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def _load_json(text: str) -> tuple[bool, Any, str]:

@@ -49,7 +49,7 @@ class TestLoad:
         write_json(tmp_path / "one.json", {"id": "11", "text": "q", "expected_answer": "x"})
         scenarios, problems = load_scenarios([tmp_path / "s.jsonl", tmp_path / "one.json", TREE / "scenarios"])
         by_id = {s.id: s for s in scenarios}
-        assert (by_id["1"].groundtruth, by_id["1"].type, by_id["1"].folder) == ("34", "count", "s.jsonl#0")
+        assert (by_id["1"].groundtruth, by_id["1"].type, by_id["1"].folder) == ("34", "count", "s.jsonl:1")
         assert by_id["2"].groundtruth == '{"a": 1}' and by_id["2"].type is None
         assert "neither expected_answer nor characteristic_form" in by_id["3"].error
         assert by_id["11"].folder == "one.json#0" and by_id["12"].type == "structured"
@@ -61,7 +61,8 @@ class TestLoad:
                 {
                     "kind": "bad_scenario_entry",
                     "source": "bad.json#0",
-                    "message": "scenario entries must be objects with an id; bad.json#0 is '1'. Fix the file",
+                    "message": "scenario entries must be objects with a non-blank id (text or a whole number); "
+                    "bad.json#0 is 1. Fix the file",
                 }
             ],
         )
@@ -133,3 +134,18 @@ class TestHostileInput:
         scenarios, problems = load_scenarios(tmp_path / "scenario_11")
         assert [(s.id, s.folder, s.groundtruth) for s in scenarios] == [("11", "scenario_11", '{"a": 1}')]
         assert problems == []
+
+    def test_json_lines_entries_are_named_by_their_line(self, tmp_path: Path) -> None:
+        lines = [
+            '{"id": "1", "expected_answer": "a"}',
+            "{not json",
+            "",
+            "[1, 2]",
+            '{"id": " ", "expected_answer": "b"}',
+        ]
+        (tmp_path / "s.jsonl").write_text("\n".join(lines) + "\n")
+        scenarios, problems = load_scenarios(tmp_path / "s.jsonl")
+        assert [s.folder for s in scenarios] == ["s.jsonl:1"]
+        assert [p["source"] for p in problems] == [f"{tmp_path / 's.jsonl'}:2", "s.jsonl:4", "s.jsonl:5"]
+        assert problems[1]["message"].endswith("s.jsonl:4 is [1, 2]. Fix the file")
+        assert 's.jsonl:5 is {"id": " ", "expected_answer": "b"}' in problems[2]["message"]
