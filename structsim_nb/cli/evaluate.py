@@ -209,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             workers=args.workers,
             executor=executor,
-            scenario_ids=read_scenario_ids(args.scenario_ids) if args.scenario_ids else None,
+            scenario_ids=read_scenario_ids(args.scenario_ids) if args.scenario_ids is not None else None,
             generated_at=generated_at,
             full_results=args.full_results,
         )

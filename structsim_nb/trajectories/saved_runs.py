@@ -73,6 +73,17 @@ class _TrajectoryBase(TypedDict):
     stem: str
 
 
+def _json_kind(value: Any) -> str:
+    """A decoded JSON value's kind in JSON's words: an array, a string, a number, true, false or null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array"
+
+
 def _read_trajectory(path: Path, relative: str) -> Trajectory:
     """One trajectory file as a `Trajectory`; any failure is its `error`, never an exception."""
     base: _TrajectoryBase = {"file": relative, "stem": path.stem}
@@ -96,10 +107,13 @@ def _parse_trajectory(path: Path, base: _TrajectoryBase) -> Trajectory:
         return Trajectory(**base, error=f"trajectory file is not JSON: {exc}")
     except RecursionError:
         return Trajectory(**base, error="trajectory file nests too deeply to read")
-    except ValueError as exc:  # a number longer than Python converts
-        return Trajectory(**base, error=f"trajectory file cannot be read: {exc}")
+    except ValueError:  # a number longer than Python converts (`sys.get_int_max_str_digits`)
+        return Trajectory(**base, error="trajectory file holds a number with more digits than Python reads (4,300)")
     if not isinstance(raw, dict):
-        return Trajectory(**base, error=f"trajectory must be a JSON object; got a {type(raw).__name__}")
+        return Trajectory(
+            **base,
+            error=f"trajectory must be a JSON object ({{...}}) with an answer; got {_json_kind(raw)}. Fix the file",
+        )
     answer = raw.get("answer")
     if isinstance(answer, (dict, list)):
         answer = json.dumps(answer, ensure_ascii=False)
@@ -175,13 +189,16 @@ def discover_trajectories(root: Path, skip: Iterable[Path] = ()) -> tuple[list[T
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    """A UTF-8 text file; a FIFO, socket or device is refused unopened (reading one could block forever).
+    """A UTF-8 text file, without a leading byte-order mark (Windows editors write one; JSON readers refuse it); a
+    folder is refused, and so is a FIFO, socket or device, unopened (reading one could block forever).
 
     Read with `os.open` and `os.read` (`_io.read_bytes`: a run reads thousands of small files, and
     buffered reader objects cost more than the reading); a file that changed size since it was looked
     up is read to its end.
     """
     info = os.stat(path)
+    if stat.S_ISDIR(info.st_mode):
+        raise OSError(errno.EISDIR, "a folder, not a file")
     if not stat.S_ISREG(info.st_mode):
         raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device is never opened)")
-    return read_bytes(path, info.st_size).decode("utf-8")
+    return read_bytes(path, info.st_size).decode("utf-8").removeprefix("\ufeff")

@@ -284,6 +284,10 @@ def _where(root: Path, folder: str, in_folder: bool) -> str:
     return str(root / folder) if in_folder else str(root.with_name(folder))
 
 
+#: Suffixes that make a `--scenario-ids` value a file, never an id.
+_ID_FILE_SUFFIXES = frozenset({".txt", ".json", ".yaml", ".yml"})
+
+
 def read_scenario_ids(selector: str) -> list[str]:
     """The ids a `--scenario-ids` value names: a file of ids, or ids separated by `,`, `+` or spaces.
 
@@ -291,11 +295,23 @@ def read_scenario_ids(selector: str) -> list[str]:
     (`#` starts a comment). Upstream's named suites (`fcc_lite`) live in its repository, not here.
 
     Raises:
-        ValueError: If the selector names no id.
+        ValueError: If the selector names no id, or names a file (ending in `.txt`, `.json`, `.yaml` or
+            `.yml`) that does not exist, or a file that is not UTF-8 text.
     """
     path = Path(selector)
+    if path.suffix.lower() in _ID_FILE_SUFFIXES and not path.is_file():
+        raise ValueError(
+            f"--scenario-ids names a file that does not exist: {selector!r}. Check the path, or pass the ids "
+            "themselves (11,12,34)"
+        )
     if path.is_file():
-        text = path.read_text(encoding="utf-8")
+        try:
+            text = read_text(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise ValueError(
+                f"--scenario-ids file must be UTF-8 text; {selector!r} failed: {reason}. Save it as UTF-8"
+            ) from None
         try:
             loaded = json.loads(text)
         except (ValueError, RecursionError):  # not JSON: read as lines of ids

@@ -94,6 +94,8 @@ def test_similarity_with_a_dotted_schema(tmp_path: Path, capsys: pytest.CaptureF
         (["--scorer", "llm_judge"], "scorer must be a registered name"),
         (["--scorer", "similarity"], "needs a schema"),
         (["--scorer", "similarity", "--schema", "missing.json"], "JSON Schema"),
+        (["--scenario-ids", ""], "must name at least one scenario id"),  # not "no filter"
+        (["--scenario-ids", "nofile.txt"], "names a file that does not exist"),
     ],
 )
 def test_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:

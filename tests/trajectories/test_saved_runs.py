@@ -66,3 +66,24 @@ class TestReadText:
         (tmp_path / "b.txt").write_bytes(b"ok \xff")
         with pytest.raises(UnicodeDecodeError):
             read_text(tmp_path / "b.txt")
+
+
+class TestPlainWords:
+    def test_a_byte_order_mark_is_read_past_and_a_folder_or_a_non_object_is_named(self, tmp_path: Path) -> None:
+        from structsim_nb.trajectories.saved_runs import load_trajectories, read_text
+
+        (tmp_path / "bom.json").write_bytes(b'\xef\xbb\xbf{"run_id": "1", "answer": "{}"}')
+        (tmp_path / "list.json").write_text("[1, 2]")
+        (tmp_path / "null.json").write_text("null")
+        (tmp_path / "huge.json").write_text('{"answer": ' + "9" * 5000 + "}")
+        by_file = {t.file: t for t in load_trajectories(tmp_path)}
+        assert by_file["bom.json"].error is None and by_file["bom.json"].run_id == "1"
+        assert (
+            by_file["list.json"].error
+            == "trajectory must be a JSON object ({...}) with an answer; got an array. Fix the file"
+        )
+        assert "got null" in by_file["null.json"].error
+        assert by_file["huge.json"].error == "trajectory file holds a number with more digits than Python reads (4,300)"
+        (tmp_path / "folder").mkdir()
+        with pytest.raises(OSError, match="a folder, not a file"):
+            read_text(tmp_path / "folder")

@@ -77,6 +77,13 @@ class TestLoad:
         assert read_scenario_ids(str(tmp_path / "ids.json")) == ["13", "11"]
         with pytest.raises(ValueError, match="at least one"):
             read_scenario_ids(" , ")
+        with pytest.raises(ValueError, match="names a file that does not exist: 'nofile.txt'"):
+            read_scenario_ids("nofile.txt")  # it was taken as the id "nofile.txt"
+        (tmp_path / "latin.txt").write_bytes(b"caf\xe9\n")
+        with pytest.raises(ValueError, match=r"--scenario-ids file must be UTF-8 text; '.*latin.txt' failed"):
+            read_scenario_ids(str(tmp_path / "latin.txt"))
+        (tmp_path / "bom.txt").write_bytes(b"\xef\xbb\xbf11\n12\n")  # a Windows editor's byte-order mark
+        assert read_scenario_ids(str(tmp_path / "bom.txt")) == ["11", "12"]
 
 
 class TestHostileInput:
