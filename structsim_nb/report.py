@@ -500,9 +500,18 @@ class StructuredOutputReport(_UpstreamReport):  # type: ignore[misc]
         except ValidationError as exc:
             first = exc.errors(include_url=False)[0]
             where = ".".join(map(str, first["loc"])) or "(root)"
+            # One run's report from `structsim-nb evaluate` (it has a scenario id and a scorer's score): say where
+            # its run's whole report is.
+            run_report = isinstance(data, dict) and "scenario_id" in data and isinstance(data.get("score"), dict)
+            hint = (
+                ". It is one run's report from structsim-nb evaluate: pass the folder that holds it (with "
+                "_aggregate.json) to compare runs"
+                if run_report
+                else ""
+            )
             raise ReportFileError(
                 f"report file {str(source)!r} is not a Strands Evals report: {where}: {first['msg']} "
-                f"({exc.error_count()} problem(s) in all)"
+                f"({exc.error_count()} problem(s) in all){hint}"
             ) from exc
 
 

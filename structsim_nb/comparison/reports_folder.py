@@ -105,8 +105,11 @@ def read_reports_folder(folder: str | os.PathLike[str]) -> tuple[StructuredOutpu
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        reports = sorted(Path(folder).glob("*.json"))[:1]  # a folder of saved reports (demo's report.json)
+        hint = f" To compare a saved report, pass the file itself ({reports[0]})" if reports else ""
         raise ReportFileError(
-            f"a reports folder must hold {AGGREGATE} (structsim-nb evaluate writes it); {str(path)!r} was not found"
+            f"a reports folder must hold {AGGREGATE} (structsim-nb evaluate writes it); {str(path)!r} was not "
+            f"found.{hint}"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportFileError(f"evaluate aggregate {str(path)!r} could not be read as UTF-8 text: {exc}") from exc

@@ -166,3 +166,16 @@ def test_output_fits_an_80_column_terminal(runs, tmp_path):
     done = subprocess.run([*argv, "--out", "out"], capture_output=True, text=True, env=env, check=True, cwd=tmp_path)
     too_wide = [line for line in done.stdout.splitlines() if len(line) > 80]
     assert not too_wide, f"lines wider than the terminal: {too_wide}"
+
+
+def test_a_wrong_kind_of_input_says_what_to_pass_instead(runs, tmp_path, capsys):
+    """A demo folder (it holds report.json) and one run's evaluate report each point at what compare reads."""
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    (demo / "report.json").write_bytes(runs["base"].read_bytes())
+    assert main(["compare", str(demo), str(runs["base"]), "--out", str(tmp_path / "o")]) == EXIT_BAD_INPUT
+    assert f"To compare a saved report, pass the file itself ({demo / 'report.json'})" in capsys.readouterr().err
+    run = tmp_path / "11.json"
+    run.write_text(json.dumps({"scenario_id": "11", "score": {"scorer": "static_json", "score": 1.0}}))
+    assert main(["compare", str(run), str(runs["base"]), "--out", str(tmp_path / "o")]) == EXIT_BAD_INPUT
+    assert "one run's report from structsim-nb evaluate: pass the folder that holds it" in capsys.readouterr().err
