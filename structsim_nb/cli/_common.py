@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shutil
 import textwrap
 from collections.abc import Sequence
@@ -155,15 +156,45 @@ def _numeric(cells: Sequence[str]) -> bool:
     return True
 
 
-def _cut(text: str, width: int, *, middle: bool = False) -> str:
-    """`text` in at most `width` characters: cut at the end with `…`, or in the middle (a third kept before the
-    `…`, the rest after it: the end of a name or path is what tells it apart)."""
+def _shared_ends(cells: Sequence[str]) -> tuple[int, int]:
+    """The lengths of the start and the end every non-empty cell shares (not overlapping in the shortest)."""
+    texts = [cell for cell in cells if cell]
+    if len(texts) < 2:
+        return 0, 0
+    start = len(os.path.commonprefix(texts))
+    shortest = min(map(len, texts))
+    end = len(os.path.commonprefix([text[::-1] for text in texts]))
+    return start, max(0, min(end, shortest - start))
+
+
+def _cut(text: str, width: int, *, middle: bool = False, shared: tuple[int, int] = (0, 0)) -> str:
+    """`text` in at most `width` characters, cut with `…`.
+
+    Other text keeps its start. A name or path (`middle`) keeps the part that tells it from the other cells
+    of its column (between the start and end they all share, `shared`), with as much around it as fits; when
+    the cells share nothing, it keeps a third of its start and the rest of its end.
+    """
     if len(text) <= width:
         return text
-    if middle and width >= 3:
+    if not middle or width < 3:
+        return text[: max(0, width - 1)] + _ELLIPSIS
+    start, end = shared
+    if not (start or end):
         head = (width - 1) // 3
         return text[:head] + _ELLIPSIS + text[len(text) - (width - 1 - head) :]
-    return text[: max(0, width - 1)] + _ELLIPSIS
+    lo, hi = min(start, len(text)), max(min(start, len(text)), len(text) - end)  # the part that differs
+    room = width - 2  # an ellipsis each side
+    if hi - lo >= room:
+        return (_ELLIPSIS if lo else "") + text[lo : lo + room + (0 if lo else 1)] + _ELLIPSIS
+    spare = room - (hi - lo)
+    lo = max(0, lo - spare // 2)
+    hi = min(len(text), lo + room)
+    lo = max(0, hi - room)
+    if lo == 0:  # no ellipsis at the start: one more character fits
+        hi = min(len(text), hi + 1)
+    if hi == len(text):
+        lo = max(0, len(text) - (width - (1 if lo else 0)))
+    return (_ELLIPSIS if lo else "") + text[lo:hi] + (_ELLIPSIS if hi < len(text) else "")
 
 
 def fit_table(
@@ -238,14 +269,17 @@ def fit_table(
         left_out.append(shown.pop())
     align = {name: _numeric(cells[name]) for name in shown}
 
-    def line(values: dict[str, str]) -> str:
+    shared = {name: _shared_ends(cells[name]) for name in shown if name in middle}
+
+    def line(values: dict[str, str], header: bool = False) -> str:
         parts = []
         for name in shown:
-            text = _cut(values[name], widths[name], middle=name in middle)
+            ends = (0, 0) if header else shared.get(name, (0, 0))
+            text = _cut(values[name], widths[name], middle=name in middle, shared=ends)
             parts.append(text.rjust(widths[name]) if align[name] else text.ljust(widths[name]))
         return _GAP.join(parts).rstrip()
 
-    rows = [line({name: name for name in shown})]
+    rows = [line({name: name for name in shown}, header=True)]
     rows += [line({name: cells[name][index] for name in shown}) for index in range(len(frame))]
     if left_out:
         listed = ", ".join(left_out)

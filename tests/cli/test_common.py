@@ -91,7 +91,7 @@ def test_names_cut_in_the_middle_stay_apart() -> None:
     rows = text.splitlines()[1:]
     cases = [row.split("  ")[0] for row in rows]
     assert len(set(cases)) == 3, text  # cut at the end they would all read `synthetic-inv…`
-    assert all(case.startswith("synth") and "…" in case for case in cases)
+    assert all(case.startswith("…") for case in cases)  # the start they share gives way first
     assert [case[-4:] for case in cases] == ["0000", "0001", "0002"]
     assert all(row.endswith("…") for row in rows)  # the reason, not in `middle`, keeps its start
     assert max(map(len, text.splitlines())) <= 40
@@ -114,3 +114,18 @@ def test_help_lines_break_between_words_only(command: str, whole: str, monkeypat
         build_parser().parse_args([command, "--help"])
     out = capsys.readouterr().out
     assert any(whole in line for line in out.splitlines()), out
+
+
+def test_a_cut_keeps_the_part_of_a_name_that_differs_wherever_it_is() -> None:
+    from structsim_nb.cli._common import _cut, _shared_ends
+
+    names = [f"very-long-scenario-identifier-for-invoice-{index}-abcdef.json" for index in (1, 2, 3)]
+    shared = _shared_ends(names)
+    for width in (5, 8, 13, 20):
+        cut = [_cut(name, width, middle=True, shared=shared) for name in names]
+        assert len(set(cut)) == 3 and all(len(text) == width for text in cut), cut
+        assert [f"-{index}-" in text for index, text in zip((1, 2, 3), cut, strict=True)] == [True] * 3
+    assert _cut("short", 8, middle=True, shared=shared) == "short"
+    # Nothing shared: a third of the start, the rest of the end.
+    assert _cut("line_items.description", 10, middle=True) == "lin…iption"
+    assert _cut("a long reason", 8) == "a long …"  # other text keeps its start
