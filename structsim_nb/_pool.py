@@ -231,8 +231,9 @@ def score_in_parallel(
     rescored document by document in `_Quarantine`; a pool of our own that broke is replaced.
     """
     own = executor is None
-    pool: concurrent.futures.Executor = _new_pool(pool_size(workers)) if own else _submitter(executor)
-    capacity = (pool_size(workers) if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
+    size = pool_size(workers) if own else 0  # (asked once: a lowered count is warned about once)
+    pool: concurrent.futures.Executor = _new_pool(size) if own else _submitter(executor)
+    capacity = (size if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
     quarantine = _Quarantine(settings, model_name)
     inflight: collections.deque[tuple[list[Pair], concurrent.futures.Future[list[Scored]], Any]] = collections.deque()
 
@@ -241,7 +242,7 @@ def score_in_parallel(
         if own and pool is broken:
             logger.warning("workers=<%s> | a worker process died; starting a new pool", workers)
             pool.shutdown(wait=False, cancel_futures=True)
-            pool = _new_pool(pool_size(workers))
+            pool = _new_pool(size)
 
     def submit(chunk: list[Pair]) -> None:
         target = pool
@@ -324,8 +325,9 @@ def map_ordered(
             SIGTERM, as it would have (see `_signals.sigterm_raises`).
     """
     own = executor is None
-    pool = _new_pool(pool_size(workers)) if own else _submitter(executor)
-    capacity = (pool_size(workers) if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
+    size = pool_size(workers) if own else 0  # (asked once: a lowered count is warned about once)
+    pool = _new_pool(size) if own else _submitter(executor)
+    capacity = (size if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
     inflight: collections.deque[concurrent.futures.Future[list[Any]]] = collections.deque()
     source = iter(items)
     interrupted = True
