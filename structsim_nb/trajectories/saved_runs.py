@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import stat
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,7 +109,10 @@ def _parse_trajectory(path: Path, base: _TrajectoryBase) -> Trajectory:
     except RecursionError:
         return Trajectory(**base, error="trajectory file nests too deeply to read")
     except ValueError:  # a number longer than Python converts (`sys.get_int_max_str_digits`)
-        return Trajectory(**base, error="trajectory file holds a number with more digits than Python reads (4,300)")
+        limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+        return Trajectory(
+            **base, error=f"trajectory file holds a number with more digits than Python reads ({limit:,})"
+        )
     if not isinstance(raw, dict):
         return Trajectory(
             **base,
