@@ -185,7 +185,7 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
     """Scenarios from folders of scenario folders and from scenario files, in the order given.
 
     A folder contributes its immediate sub-folders, sorted (`scenario_11/` -> id `11`), or is one
-    scenario folder itself when it holds `groundtruth.txt` (`scenarios/scenario_11`). A file
+    scenario folder itself when it holds `groundtruth.txt` and no sub-folder (`scenarios/scenario_11`). A file
     (`.json` list or object, or `.jsonl`) contributes one scenario per entry: `id`, and
     `expected_answer` or `characteristic_form` as the ground truth; `evaluation_metadata` and
     `type` are optional.
@@ -212,7 +212,7 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
         if root.is_file():
             found, file_problems = _scenario_entries(root)
             problems += file_problems
-        elif root.is_dir() and os.path.isfile(root / "groundtruth.txt"):
+        elif root.is_dir() and _one_scenario_folder(root):
             # One scenario's own folder (`--scenarios scenarios/scenario_11`): that scenario.
             found = [_read_scenario(str(root.parent), root.name)]
         elif root.is_dir():
@@ -239,6 +239,18 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
             seen[scenario.id] = (root, scenario.folder, folders)
             scenarios.append(scenario)
     return scenarios, problems
+
+
+def _one_scenario_folder(root: Path) -> bool:
+    """Whether `root` is one scenario's folder: it holds `groundtruth.txt` and no sub-folder (a folder of scenario
+    folders with a stray `groundtruth.txt` beside them is still read as a folder of scenarios)."""
+    if not os.path.isfile(root / "groundtruth.txt"):
+        return False
+    try:
+        with os.scandir(root) as listing:
+            return not any(entry.is_dir() for entry in listing if not entry.name.startswith("."))
+    except OSError:
+        return False
 
 
 def _scenario_folders(root: Path) -> tuple[list[str], list[dict[str, str]]]:

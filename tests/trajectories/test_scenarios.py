@@ -141,6 +141,10 @@ class TestHostileInput:
         scenarios, problems = load_scenarios(tmp_path / "scenario_11")
         assert [(s.id, s.folder, s.groundtruth) for s in scenarios] == [("11", "scenario_11", '{"a": 1}')]
         assert problems == []
+        # A folder of scenario folders with a stray groundtruth.txt beside them is still a folder of scenarios.
+        (tmp_path / "groundtruth.txt").write_text('{"stray": 1}')
+        scenarios, _ = load_scenarios(tmp_path)
+        assert [s.id for s in scenarios] == ["11"]
 
     def test_json_lines_entries_are_named_by_their_line(self, tmp_path: Path) -> None:
         lines = [
