@@ -228,6 +228,7 @@ def _run(
 ) -> EvaluationRun:
     loaded, skipped = discover_trajectories(Path(trajectories), skip=[out.path])
     scenario_list, problems = load_scenarios(scenarios)
+    problems += [problem("bad_trajectory_id", t.file, t.problem) for t in loaded if t.problem]
     pairs, unmatched_trajectories, unmatched_scenarios = join_records(loaded, scenario_list)
     excluded = 0
     selected = list(dict.fromkeys(scenario_ids)) if scenario_ids is not None else None

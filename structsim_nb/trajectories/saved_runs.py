@@ -43,7 +43,8 @@ __all__ = ["Trajectory", "discover_trajectories", "load_trajectories", "read_tex
 
 @dataclass(frozen=True)
 class Trajectory:
-    """One saved run. `error` says why it cannot be scored (then `answer` is None)."""
+    """One saved run. `error` says why it cannot be scored (then `answer` is None); `problem` says what in it was
+    not used (an id of the wrong type, left out of the join), or is None."""
 
     file: str
     stem: str
@@ -55,6 +56,7 @@ class Trajectory:
     answer: str | None = None
     error: str | None = None
     ops: dict[str, Any] = field(default_factory=lambda: dict.fromkeys(OPS_KEYS))
+    problem: str | None = None
 
 
 def text_id(value: Any) -> str | None:
@@ -78,11 +80,24 @@ def _json_kind(value: Any) -> str:
     """A decoded JSON value's kind in JSON's words: an array, a string, a number, true, false or null."""
     if value is None:
         return "null"
+    if isinstance(value, dict):
+        return "an object"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return "a number"
     return "a string" if isinstance(value, str) else "an array"
+
+
+def _id_problem(raw: dict[str, Any]) -> str | None:
+    """What is wrong with a trajectory's `scenario_id` or `run_id` when one is given but cannot be an id (an
+    object, a list, a fraction, true or false; a blank string means none), or None."""
+    wrong = [
+        f"{key} must be text or a whole number; got {_json_kind(raw[key])}"
+        for key in ("scenario_id", "run_id")
+        if raw.get(key) is not None and text_id(raw[key]) is None and not (isinstance(raw[key], str))
+    ]
+    return "; ".join(wrong) + ". It is left out when the run is joined to its scenario" if wrong else None
 
 
 def _read_trajectory(path: Path, relative: str) -> Trajectory:
@@ -128,6 +143,7 @@ def _parse_trajectory(path: Path, base: _TrajectoryBase) -> Trajectory:
     fields: dict[str, Any] = {
         "run_id": text_id(raw.get("run_id")),
         "scenario_id": text_id(raw.get("scenario_id")),
+        "problem": _id_problem(raw),
         "runner": str(raw.get("runner") or ""),
         "model": str(raw.get("model") or ""),
         "question": str(raw.get("question") or ""),

@@ -1,7 +1,7 @@
 """Find every trajectory file under a folder, and say what could not be read instead of skipping it.
 
 `find_json_files(root)` walks `root` (any depth, sorted as `sorted(root.rglob("*.json"))` would be)
-and returns one `Found` per `*.json` file, plus one per thing that stood in the way:
+and returns one `Found` per `*.json` file (`.JSON` too), plus one per thing that stood in the way:
 
 - a folder that cannot be listed (permissions, a vanished mount): an entry with `error`, so its
   trajectories are reported missing rather than never counted;
@@ -117,7 +117,7 @@ def _classify(
     """What to do with one directory entry: `("folder", None)`, `("found", Found)`, `("skipped", Found)` or None."""
     name = entry.name
     relative = "/".join(rel)
-    is_json = name.endswith(".json")
+    is_json = name.lower().endswith(".json")  # (as a single --trajectories file is taken: `.JSON` too)
     if entry.is_symlink():
         try:
             mode = os.stat(path).st_mode

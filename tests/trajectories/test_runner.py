@@ -289,6 +289,29 @@ class TestHostileInput:
             }
         ]
 
+    def test_an_id_of_the_wrong_type_is_a_problem_and_left_out_of_the_join(self, tmp_path: Path) -> None:
+        write_json(tmp_path / "t" / "1.json", {"run_id": "1", "scenario_id": {"x": 1}, "answer": "{'a': 1}"})
+        write_json(tmp_path / "t" / "2.json", {"run_id": [2], "scenario_id": "2", "answer": "{'a': 1}"})
+        write_json(tmp_path / "t" / "3.json", {"run_id": "", "scenario_id": "3", "answer": "{'a': 1}"})  # blank: none
+        for ident in ("1", "2", "3"):
+            _scenario(tmp_path / "s", ident)
+        aggregate = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r").aggregate
+        assert aggregate["totals"]["passed"] == 3  # each still joins: by its file name, or its good id
+        assert aggregate["problems"] == [
+            {
+                "kind": "bad_trajectory_id",
+                "source": "1.json",
+                "message": "scenario_id must be text or a whole number; got an object. It is left out when the run "
+                "is joined to its scenario",
+            },
+            {
+                "kind": "bad_trajectory_id",
+                "source": "2.json",
+                "message": "run_id must be text or a whole number; got an array. It is left out when the run is "
+                "joined to its scenario",
+            },
+        ]
+
     def test_an_interrupt_while_writing_leaves_the_previous_reports(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:

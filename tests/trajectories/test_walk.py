@@ -114,3 +114,13 @@ def test_an_earlier_runs_reports_folder_is_listed_not_read(tmp_path: Path) -> No
     assert [(s.relative, s.error) for s in skipped if s.relative.startswith("a/")] == [
         ("a/old/", "a reports folder of an earlier run (it holds _aggregate.json); its reports are not trajectories")
     ]
+
+
+def test_an_upper_case_suffix_is_a_json_file_too(tmp_path: Path) -> None:
+    """A single `--trajectories` file is taken as `.JSON`; a folder's files are read the same way."""
+    root = _tree(tmp_path / "t")
+    (root / "4.JSON").write_text("{}")
+    (root / "5.Json").write_text("{}")
+    (root / "6.jsonl").write_text("{}")  # JSON Lines is not one run a file
+    found, _ = find_json_files(root)
+    assert [f.relative for f in found] == ["1.json", "4.JSON", "5.Json", "a/2.json", "a/deep/3.json"]
