@@ -56,7 +56,7 @@ def executor_capacity(executor: Any, workers: int | None) -> int:
     cores stand in; pass `workers=` to size the work sent to a larger one.
     """
     if workers is not None:
-        return workers if executor is not None else min(workers, MOST_WORKERS_PER_CORE * cores())
+        return workers if executor is not None else pool_size(workers, warn=False)
     nthreads = getattr(executor, "nthreads", None)  # distributed.Client: {worker address: threads}
     if callable(nthreads):
         try:
@@ -85,13 +85,15 @@ def cores() -> int:
 MOST_WORKERS_PER_CORE = 4
 
 
-def pool_size(workers: int | None) -> int:
+def pool_size(workers: int | None, *, warn: bool = True) -> int:
     """The processes a pool of our own starts: `workers`, default every core, at most `MOST_WORKERS_PER_CORE` a
-    core (a larger number is lowered to that, with a warning)."""
+    core (a larger number is lowered to that, with a warning unless `warn` is False)."""
     most = MOST_WORKERS_PER_CORE * cores()
     if workers is None:
         return cores()
     if workers > most:
+        if not warn:
+            return most
         logger.warning(
             "workers=<%d>, cores=<%d> | more worker processes than %d a core cannot score faster; starting %d",
             workers,

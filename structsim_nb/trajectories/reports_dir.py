@@ -36,13 +36,12 @@ from pathlib import Path
 from .._io import write_bytes
 from .._signals import deferred_signals
 from ..errors import ReportsFolderError
-from .walk import OWN_FOLDER_MARKERS
+from .walk import AGGREGATE_NAME, OWN_FOLDER_MARKERS
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["ReportsFolder"]
 
-AGGREGATE_NAME = "_aggregate.json"
 PAGE_NAME = "_aggregate.html"  # written with the reports by `runner` (`runs_page`)
 _STAGING = ".structsim-staging-"
 _OLD = ".structsim-old-"

@@ -57,7 +57,7 @@ from .._jsondump import dump_bytes
 from .._signals import raise_if_terminated, sigterm_raises
 from .aggregate import REPORT_FORMAT_VERSION, build_aggregate
 from .pairs import Pair, join_records, score_pair
-from .reports_dir import ReportsFolder
+from .reports_dir import AGGREGATE_NAME, PAGE_NAME, ReportsFolder
 from .saved_runs import Trajectory, discover_trajectories, load_trajectories
 from .scenarios import Scenario, load_scenarios, problem, read_scenario_ids
 from .scorers import validate_options
@@ -78,9 +78,6 @@ __all__ = [
     "score_pair",
 ]
 
-AGGREGATE_NAME = "_aggregate.json"
-#: The runs as a page, beside the aggregate (`runs_page`).
-PAGE_NAME = "_aggregate.html"
 _MAX_STEM = 100
 _RESERVED_NAMES = frozenset(
     ["CON", "PRN", "AUX", "NUL"] + [f"COM{i}" for i in range(1, 10)] + [f"LPT{i}" for i in range(1, 10)]

@@ -33,6 +33,7 @@ from typing import Any, TypedDict
 from .._io import read_bytes
 from .._jsonload import loads
 from ..answers import strip_think
+from ..json_match.values import json_type
 from .ops import OPS_KEYS, read_ops
 from .walk import find_json_files
 
@@ -76,26 +77,13 @@ class _TrajectoryBase(TypedDict):
     stem: str
 
 
-def _json_kind(value: Any) -> str:
-    """A decoded JSON value's kind in JSON's words: an array, a string, a number, true, false or null."""
-    if value is None:
-        return "null"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return "a string" if isinstance(value, str) else "an array"
-
-
 def _id_problem(raw: dict[str, Any]) -> str | None:
     """What is wrong with a trajectory's `scenario_id` or `run_id` when one is given but cannot be an id (an
     object, a list, a fraction, true or false; a blank string means none), or None."""
     wrong = [
-        f"{key} must be text or a whole number; got {_json_kind(raw[key])}"
+        f"{key} must be text or a whole number; got a JSON {json_type(raw[key])}"
         for key in ("scenario_id", "run_id")
-        if raw.get(key) is not None and text_id(raw[key]) is None and not (isinstance(raw[key], str))
+        if raw.get(key) is not None and text_id(raw[key]) is None and not isinstance(raw[key], str)
     ]
     return "; ".join(wrong) + ". It is left out when the run is joined to its scenario" if wrong else None
 
@@ -131,7 +119,8 @@ def _parse_trajectory(path: Path, base: _TrajectoryBase) -> Trajectory:
     if not isinstance(raw, dict):
         return Trajectory(
             **base,
-            error=f"trajectory must be a JSON object ({{...}}) with an answer; got {_json_kind(raw)}. Fix the file",
+            error=f"trajectory must be a JSON object ({{...}}) with an answer; got a JSON {json_type(raw)}. "
+            "Fix the file",
         )
     answer = raw.get("answer")
     if isinstance(answer, (dict, list)):

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
+from ..json_match.values import short
 from .saved_runs import read_text, text_id
 
 __all__ = ["Scenario", "load_scenarios", "problem", "read_scenario_ids"]
@@ -141,7 +142,7 @@ def _scenario_entries(path: Path) -> tuple[list[Scenario], list[dict[str, str]]]
                     "bad_scenario_entry",
                     source,
                     f"scenario entries must be objects with a non-blank id (text or a whole number); {source} is "
-                    f"{_shown(entry)}. Fix the file",
+                    f"{short(entry, 80)}. Fix the file",
                 )
             )
             continue
@@ -161,12 +162,6 @@ def _scenario_entries(path: Path) -> tuple[list[Scenario], list[dict[str, str]]]
         else:
             scenarios.append(Scenario(**base, groundtruth=str(truth).strip(), evaluation_metadata=meta))
     return scenarios, problems
-
-
-def _shown(value: Any, most: int = 80) -> str:
-    """A JSON value as JSON text, cut to `most` characters (`…`): how a bad entry is named in a message."""
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def _load_json(text: str) -> tuple[bool, Any, str]:

@@ -29,8 +29,8 @@ __all__ = ["Found", "find_json_files", "is_own_folder"]
 
 #: Name fragments of the folders `reports_dir` creates; a walk never reads them.
 OWN_FOLDER_MARKERS = (".structsim-staging-", ".structsim-old-")
-#: The file every reports folder holds (`reports_dir.AGGREGATE_NAME`): a folder holding it is not read.
-REPORTS_MARK = "_aggregate.json"
+#: The file every reports folder holds (its aggregate, written last): a walk never reads a folder holding it.
+AGGREGATE_NAME = "_aggregate.json"
 
 
 @dataclass(frozen=True)
@@ -136,8 +136,8 @@ def _classify(
     elif entry.is_dir(follow_symlinks=False):  # (the listing's file type where the system gives one: no stat)
         if is_own_folder(name) or os.path.realpath(path) in skip_real:
             return "skipped", Found(path, relative + "/", "a folder this run writes its reports to")
-        if os.path.isfile(os.path.join(path, REPORTS_MARK)):  # an earlier run's reports: not trajectories
-            reason = f"a reports folder of an earlier run (it holds {REPORTS_MARK}); its reports are not trajectories"
+        if os.path.isfile(os.path.join(path, AGGREGATE_NAME)):  # an earlier run's reports: not trajectories
+            reason = f"a reports folder of an earlier run (it holds {AGGREGATE_NAME}); its reports are not trajectories"
             return "skipped", Found(path, relative + "/", reason)
         return "folder", None
     elif not is_json:

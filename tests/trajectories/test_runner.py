@@ -301,13 +301,13 @@ class TestHostileInput:
             {
                 "kind": "bad_trajectory_id",
                 "source": "1.json",
-                "message": "scenario_id must be text or a whole number; got an object. It is left out when the run "
+                "message": "scenario_id must be text or a whole number; got a JSON object. It is left out when the run "
                 "is joined to its scenario",
             },
             {
                 "kind": "bad_trajectory_id",
                 "source": "2.json",
-                "message": "run_id must be text or a whole number; got an array. It is left out when the run is "
+                "message": "run_id must be text or a whole number; got a JSON array. It is left out when the run is "
                 "joined to its scenario",
             },
         ]

@@ -81,9 +81,9 @@ class TestPlainWords:
         assert by_file["bom.json"].error is None and by_file["bom.json"].run_id == "1"
         assert (
             by_file["list.json"].error
-            == "trajectory must be a JSON object ({...}) with an answer; got an array. Fix the file"
+            == "trajectory must be a JSON object ({...}) with an answer; got a JSON array. Fix the file"
         )
-        assert "got null" in by_file["null.json"].error
+        assert "got a JSON null" in by_file["null.json"].error
         limit = f"{sys.get_int_max_str_digits():,}"
         assert (
             by_file["huge.json"].error == f"trajectory file holds a number with more digits than Python reads ({limit})"
