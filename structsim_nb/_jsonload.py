@@ -108,6 +108,10 @@ _TEXT_BYTES_PER_CONTAINER = 128
 _MOST_PASSES = 16
 #: `_shape` leaves a text to the walk when more than one byte in this many is a backslash.
 _ESCAPE_SHARE = 16
+#: Up to how many escapes `_plain_escapes` finds one by one.
+_FEW_ESCAPES = 64
+#: The escaped bytes `_shape` drops with their backslash: `\\` and `"`.
+_DROPPED_ESCAPES = (b"\\", b'"')
 #: ... or when a pass leaves more than this share of the brackets it read.
 _MOST_LEFT_AFTER_A_PASS = 0.75
 
@@ -147,10 +151,30 @@ def _shape(data: bytes) -> bytes | None:
     has already paired), so no quote left means only the structure's brackets are.
     """
     if b"\\" in data:  # (one byte: found by memchr, far faster than a two-byte search)
-        if data.count(b"\\") * _ESCAPE_SHARE > len(data):
+        plain = _plain_escapes(data)
+        if (plain if plain is not None else data.count(b"\\")) * _ESCAPE_SHARE > len(data):
             return None
-        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+        if plain is None:  # many escapes, or one of a backslash or a quote: drop those
+            data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
     return data.translate(_BRACKETS_AS_PARENTHESES, _ALL_BUT_QUOTES_AND_BRACKETS).replace(b'""', b"")
+
+
+def _plain_escapes(data: bytes) -> int | None:
+    """How many escapes `data` holds when they are few (`_FEW_ESCAPES`) and none escapes a backslash or a
+    quote, so `_shape` has nothing to drop; else None.
+
+    The usual escapes (`\\u00e9` from `ensure_ascii`, `\\n` in a description) are found one by one
+    by memchr; counting every byte and two two-byte searches cost 45 us on 20 KB where they are
+    none of these.
+    """
+    at = data.find(b"\\")
+    for count in range(_FEW_ESCAPES + 1):
+        if at < 0:
+            return count
+        if data[at + 1 : at + 2] in _DROPPED_ESCAPES:
+            return None
+        at = data.find(b"\\", at + 2)  # (the escaped byte is never a backslash that starts an escape)
+    return None
 
 
 def _shape_depth(shape: bytes, most: int) -> int | None:

@@ -391,12 +391,67 @@ _MARKER_PIECES = st.sampled_from(
 @example(pieces=["x", "\r", "Result", ":"], repeat=12, after=2)
 def test_ascii_markers_are_the_lines_markers(pieces, repeat, after):
     """ASCII text finds its last marker line by memchr (few lines) or from the marker words searched from
-    the end (`_last_marker_ascii`): the same as reading every `splitlines` line (`_last_marker_by_line`),
-    which non-ASCII text still does."""
-    from structsim_nb.answers import _last_marker_ascii, _last_marker_by_line
+    the end (`_last_marker_fast`): the same as reading every `splitlines` line (`_by_line`)."""
+    from structsim_nb.answers import _last_marker_fast
 
     text = "".join(pieces) * repeat
-    assert _last_marker_ascii(text, after) == _last_marker_by_line(text, after)
+    assert _last_marker_fast(text, after) == _by_line(text, after)
+
+
+# Non-ASCII: splitlines' other breaks, the one character lowering lengthens (İ), the Kelvin sign (lowers to
+# ASCII `k`), characters of other lengths in UTF-8 and UTF-16, and a final sigma (lowered by context).
+_NON_ASCII_PIECES = _MARKER_PIECES | st.sampled_from(
+    ["é", "Ü", "€", "😀", "\x85", "\u2028", "\u2029", "İ", "fİnal answer", "\u212a", "Σ", "ΑΝΣΩΕΡ", "ß", "\xa0"]
+)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True)
+@given(
+    pieces=st.lists(_NON_ASCII_PIECES, max_size=16), repeat=st.sampled_from([1, 1, 3, 12]), after=st.integers(-1, 90)
+)
+@example(pieces=["é", "\u2028", "Answer", ":", "x"], repeat=12, after=0)  # a non-ASCII line break before a marker
+@example(pieces=["é", "\x85", "Result", ":"], repeat=1, after=0)
+@example(pieces=["İ", "\n", "Answer", ":"], repeat=12, after=0)  # lowering lengthens: read line by line
+def test_non_ascii_markers_are_the_lines_markers(pieces, repeat, after):
+    """Text with an accent anywhere is searched at C speed too (it was read line by line, a millisecond for an
+    indented answer), and finds what reading every `splitlines` line finds."""
+    from structsim_nb.answers import _last_marker_fast
+
+    text = "".join(pieces) * repeat
+    assert _last_marker_fast(text, after) == _by_line(text, after)
+
+
+def _by_line(text: str, after: int) -> tuple[int, str] | None:
+    """What a marker line is, by definition: the last `splitlines` line starting at or after `after` that
+    `_line_marker` reads as one (a microsecond a line, which `_last_marker_fast` must not cost)."""
+    from structsim_nb.answers import _line_marker
+
+    best, offset = None, 0
+    for line in text.splitlines(keepends=True):
+        if offset >= after:
+            best = _line_marker(line, offset) or best
+        offset += len(line)
+    return best
+
+
+def test_an_accent_does_not_send_a_long_answer_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long indented answer naming `Café Müller` is searched for markers without lowering it as text, nor
+    reading it line by line (non-ASCII text once was: a millisecond for an indented answer)."""
+    import structsim_nb.answers as answers
+
+    def by_line(line: str, start: int) -> None:
+        raise AssertionError(f"read line by line: {line!r}")
+
+    monkeypatch.setattr(answers, "_line_marker", by_line)
+    data = {"vendor": "Café Müller", "items": [{"n": index, "name": "Straße"} for index in range(100)]}
+    text = (
+        "Here it is:\n```json\n"
+        + json.dumps(data, indent=2, ensure_ascii=False)
+        + '\n```\nFinal answer: {"vendor": "Café"}'
+    )
+    parsed = answers.parse_answer(text)
+    assert (parsed.form, parsed.value) == ("prefixed", {"vendor": "Café"})  # the marker after the block wins
+    assert answers.parse_answer(text.rsplit("\n", 1)[0]).value == data
 
 
 @settings(max_examples=500, deadline=None, derandomize=True)

@@ -158,6 +158,36 @@ class TestTextDepth:
             if isinstance(decoded, (dict, list)):
                 assert vouched == shallow(decoded, limit), text
 
+    @settings(max_examples=400, deadline=None, derandomize=True)
+    @given(value=TRICKY, escapes=st.sampled_from(["", "\n", "é", "\\", '"', "\n\\", "é" * 70]))
+    def test_few_plain_escapes_give_the_shape_that_dropping_them_gives(self, value, escapes):
+        """Few escapes, none of a backslash or a quote, are found one by one (`_plain_escapes`); the shape is
+        the one counting and dropping every escape gives."""
+        from structsim_nb._jsonload import _ESCAPE_SHARE, _shape
+
+        def dropped(data: bytes) -> bytes | None:
+            if b"\\" in data:
+                if data.count(b"\\") * _ESCAPE_SHARE > len(data):
+                    return None
+                data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+            return data.translate(
+                bytes(range(256)).translate(bytes.maketrans(b"{}[]", b"()()")),
+                bytes(byte for byte in range(256) if byte not in b'"{}[]'),
+            ).replace(b'""', b"")
+
+        for text in _writers([value, escapes, "x" * 2000]):
+            data = text.encode("utf-8", "surrogatepass")
+            assert _shape(data) == dropped(data), text
+
+    def test_plain_escapes_are_counted_only_when_few_and_dropping_nothing(self):
+        from structsim_nb._jsonload import _FEW_ESCAPES, _plain_escapes
+
+        assert _plain_escapes(json.dumps(["café\n", "\t"]).encode()) == 3
+        assert _plain_escapes(b'["\\\\"]') is None and _plain_escapes(b'["\\""]') is None  # dropped by `_shape`
+        assert _plain_escapes(b'["\\u00e9\\\\"]') is None  # found after a plain one
+        assert _plain_escapes(json.dumps("é" * _FEW_ESCAPES).encode()) == _FEW_ESCAPES
+        assert _plain_escapes(json.dumps("é" * (_FEW_ESCAPES + 1)).encode()) is None  # many: counted in C
+
     def test_stops_counting_past_the_most_asked(self, monkeypatch):
         from structsim_nb import _jsonload
         from structsim_nb._jsonload import _text_depth
