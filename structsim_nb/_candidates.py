@@ -61,6 +61,8 @@ class Budget:
         remaining: Characters the readers may still read.
         refused: The first reason a candidate was refused, or the budget ran out ("" if none).
         exhausted: Whether the work budget ran out (the search stopped early).
+        wholes: What each region `read_whole` read gave, by `(start, end, literal)`: a fenced
+            block is read once, whether the marker search or the fence search asks first.
     """
 
     max_depth: int
@@ -68,6 +70,7 @@ class Budget:
     remaining: int
     refused: str = ""
     exhausted: bool = False
+    wholes: dict[tuple[int, int, bool], tuple[Any, str] | None] = field(default_factory=dict)
 
     def spend(self, chars: int) -> bool:
         """Spend `chars` of reading; False (and the search stops) once the budget is gone."""
@@ -221,8 +224,16 @@ def read_whole(text: str, start: int, end: int, budget: Budget, *, literal: bool
 
     JSON first, then (when `literal`) a Python literal, recognised in one linear pass before
     `ast.literal_eval` builds it. Returns `(value, syntax)` with `syntax` `json` or
-    `python_literal`, or None. Cost: O(`end - start`).
+    `python_literal`, or None. Cost: O(`end - start`), once per region and `parse_answer` call
+    (`Budget.wholes`; every call on one budget reads the same text).
     """
+    key = (start, end, literal)
+    if key not in budget.wholes:
+        budget.wholes[key] = _read_whole(text, start, end, budget, literal=literal)
+    return budget.wholes[key]
+
+
+def _read_whole(text: str, start: int, end: int, budget: Budget, *, literal: bool) -> tuple[Any, str] | None:
     snippet = text[start:end]
     found, value, vouched = _json_value(snippet, budget.max_depth)
     syntax = "json"

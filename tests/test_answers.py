@@ -421,6 +421,116 @@ def test_non_ascii_markers_are_the_lines_markers(pieces, repeat, after):
     assert _last_marker_fast(text, after) == _by_line(text, after)
 
 
+@settings(max_examples=800, deadline=None, derandomize=True)
+@given(pieces=st.lists(_NON_ASCII_PIECES, max_size=16), repeat=st.sampled_from([1, 3]), cut=st.integers(0, 200))
+def test_markers_searched_in_regions_are_the_lines_markers(pieces, repeat, cut):
+    """The marker search over regions (the whole text, or split anywhere, even inside a marker word) finds what
+    reading every line finds."""
+    from structsim_nb.answers import _last_marker_fast
+
+    text = "".join(pieces) * repeat
+    cut = min(cut, len(text))
+    assert _last_marker_fast(text, -1, ((0, len(text)),)) == _by_line(text, -1)
+    assert _last_marker_fast(text, -1, ((0, cut), (cut, len(text)))) == _by_line(text, -1)
+    assert _last_marker_fast(text, cut, ((0, len(text)),)) == _by_line(text, cut)
+
+
+# Agent answers around fenced blocks: JSON (indented, with a marker word as a key or value, with the line breaks a
+# JSON string may hold as they are), Python literals whose strings span lines, and marker lines before, in and after.
+_FENCED_PIECES = st.sampled_from(
+    [
+        "```json\n",
+        "```\n",
+        "```",
+        "\n```",
+        json.dumps({"answer": "Result: 1", "items": [{"output": 2}] * 3}, indent=2),
+        json.dumps({"note": "x\u2028Answer: [7]"}, ensure_ascii=False),
+        json.dumps({"note": "x\x85Result: [8]", "é": 1}, ensure_ascii=False),
+        "{'note': '''x\nAnswer: [9]'''}",
+        '{"a": [1, {"b": ',  # cut off
+        "Answer: ",
+        "\nFinal answer: [3]\n",
+        '\n- Result: {"r": 4}\n',
+        "Here it is:\n",
+        "\n",
+        "<answer>[5]</answer>",
+        "42",
+        "é",
+    ]
+)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(pieces=st.lists(_FENCED_PIECES, min_size=1, max_size=8))
+@example(pieces=["```json\n", json.dumps({"note": "x\u2028Answer: [7]"}, ensure_ascii=False), "\n```"])
+@example(pieces=["```\n", "{'note': '''x\nAnswer: [9]'''}", "\n```"])
+@example(
+    pieces=["Answer: ", "```json\n", json.dumps({"answer": "Result: 1"}, indent=2), "\n```", "\nFinal answer: [3]\n"]
+)
+def test_a_json_block_left_out_of_the_marker_search_reads_the_same(pieces):
+    """Leaving the last fenced block out of the marker search when it holds JSON changes no answer's reading
+    (`_last_marker_around_json` against searching the whole text)."""
+    from structsim_nb import answers
+
+    text = "".join(pieces)
+    fast = parse_answer(text)
+    with pytest.MonkeyPatch.context() as patch:  # not the fixture: hypothesis runs many examples
+        patch.setattr(
+            answers, "_last_marker_around_json", lambda text, after, budget: answers._last_marker_fast(text, after)
+        )
+        assert parse_answer(text) == fast
+
+
+def test_marker_lines_a_fenced_block_can_hold_are_still_found() -> None:
+    """A block that is not JSON, or whose JSON string holds a line break JSON allows as it is, is searched."""
+    literal = "Here:\n```\n{'note': '''x\nAnswer: [9]'''}\n```\n"
+    assert (parse_answer(literal).form, parse_answer(literal).value) == ("prefixed", [9])
+    allowed = 'Here:\n```json\n{"note": "x\u2028Answer: [7]"}\n```\n'
+    assert (parse_answer(allowed).form, parse_answer(allowed).value) == ("prefixed", [7])
+    plain = 'Here:\n```json\n{"note": "x Answer: [7]"}\n```\n'
+    assert (parse_answer(plain).form, parse_answer(plain).value) == ("fenced", {"note": "x Answer: [7]"})
+
+
+def test_a_json_block_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The marker search reads the last block to know it holds JSON; the fence search then reuses that reading."""
+    from structsim_nb import _candidates
+
+    reads: list[tuple[int, int]] = []
+    read = _candidates._read_whole
+
+    def counted(text: str, start: int, end: int, budget: object, *, literal: bool) -> object:
+        reads.append((start, end))
+        return read(text, start, end, budget, literal=literal)
+
+    monkeypatch.setattr(_candidates, "_read_whole", counted)
+    text = "Here it is:\n```json\n" + json.dumps({"items": list(range(50))}, indent=2) + "\n```\nDone."
+    assert parse_answer(text).value == {"items": list(range(50))}
+    assert len(reads) == len(set(reads)) == 1
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(
+    lead=st.text(alphabet=" \t\n\x0b\x1c\x85\u2028\u3000", max_size=40),
+    body=st.sampled_from(['{"a": 1}', "[1, 2]", "42", "-3.5", "{'a': (1,)}", "x", "", "{", "1,234"]),
+    trail=st.text(alphabet=" \t\n\x0b\x1c\x85\u2028\u3000", max_size=80),
+)
+def test_a_region_is_read_whole_between_the_ends_strip_finds(lead, body, trail):
+    """`_whole` finds the region's ends without copying it: the span `str.strip` gives, also past a long run of
+    trailing space."""
+    from structsim_nb._candidates import Budget
+    from structsim_nb.answers import _whole
+
+    text = "pre" + lead + body + trail + "post"
+    start, end = 3, len(text) - 4
+    found = _whole(text, start, end, Budget(100, 200_000, 10**6))
+    stripped = text[start:end].strip()
+    if found is not None:
+        first = start + len(text[start:end]) - len(text[start:end].lstrip())
+        assert found.span == (first, first + len(stripped))
+    else:
+        assert stripped not in ('{"a": 1}', "[1, 2]", "42", "-3.5", "{'a': (1,)}", "1,234")
+
+
 def _by_line(text: str, after: int) -> tuple[int, str] | None:
     """What a marker line is, by definition: the last `splitlines` line starting at or after `after` that
     `_line_marker` reads as one (a microsecond a line, which `_last_marker_fast` must not cost)."""
