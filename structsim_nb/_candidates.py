@@ -63,6 +63,7 @@ class Budget:
         exhausted: Whether the work budget ran out (the search stopped early).
         wholes: What each region `read_whole` read gave, by `(start, end, literal)`: a fenced
             block is read once, whether the marker search or the fence search asks first.
+        fences: The fenced blocks found in each region `(start, end)`, for the same two searches.
     """
 
     max_depth: int
@@ -71,6 +72,7 @@ class Budget:
     refused: str = ""
     exhausted: bool = False
     wholes: dict[tuple[int, int, bool], tuple[Any, str] | None] = field(default_factory=dict)
+    fences: dict[tuple[int, int], list[tuple[int, int]]] = field(default_factory=dict)
 
     def spend(self, chars: int) -> bool:
         """Spend `chars` of reading; False (and the search stops) once the budget is gone."""

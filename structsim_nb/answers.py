@@ -393,7 +393,7 @@ def _last_marker_around_json(text: str, after: int, budget: Budget) -> tuple[int
     it is searched: an indented answer's marker search goes from about 30 us to 1 for 35,000
     characters.
     """
-    blocks = _fences(text, max(after, 0), len(text))
+    blocks = _fences(text, max(after, 0), len(text), budget)
     if not blocks:
         return _last_marker_fast(text, after)
     start, end = blocks[-1]
@@ -535,8 +535,15 @@ def _find_fence(text: str, start: int, end: int) -> int:
     return text.find("```", start, end)
 
 
-def _fences(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Content spans of the closed ``` blocks in the region, in order."""
+def _fences(text: str, start: int, end: int, budget: Budget) -> list[tuple[int, int]]:
+    """Content spans of the closed ``` blocks in the region, in order; found once per region and call."""
+    key = (start, end)
+    if key not in budget.fences:
+        budget.fences[key] = _find_fences(text, start, end)
+    return budget.fences[key]
+
+
+def _find_fences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     marks: list[int] = []
     position = start
     while True:
@@ -558,7 +565,7 @@ def _fenced_or_embedded(text: str, start: int, end: int, budget: Budget) -> Pars
     """The last fenced structure, unless an embedded structure ends after its fence."""
     fenced: ParsedAnswer | None = None
     fence_end = start
-    for content_start, content_end in reversed(_fences(text, start, end)):
+    for content_start, content_end in reversed(_fences(text, start, end, budget)):
         found = _whole(text, content_start, content_end, budget) or _embedded(text, content_start, content_end, budget)
         if found is not None and found.form != "count":
             fenced = ParsedAnswer(
