@@ -158,6 +158,45 @@ def add_parser(commands: Any) -> None:
     evaluate.set_defaults(handler=run)
 
 
+#: Which built-in scorers read each option, and its flag. A scorer added with `register_scorer` may read any.
+_READ_BY: dict[str, tuple[str, tuple[str, ...]]] = {
+    "schema": ("--schema", ("similarity",)),
+    "fields": ("--fields", ("json_field_match",)),
+    "threshold": ("--threshold", ("json_field_match", "json_diff")),
+    "both_absent": ("--both-absent", ("json_field_match",)),
+    "compare_schema_only": ("--schema-only", ("json_diff",)),
+    "case_insensitive_keys": ("--case-insensitive-keys", ("json_diff",)),
+    "penalize_extra_keys": ("--penalize-extra-keys", ("json_diff",)),
+    "skip_nulls": ("--skip-nulls", ("json_diff",)),
+    "ignore_case": ("--ignore-case", ("exact_match",)),
+    "strip": ("--strip", ("exact_match",)),
+    "null_is_missing": ("--null-is-a-value", ("exact_match", "json_field_match", "json_diff")),
+}
+_BUILT_IN_SCORERS = frozenset(
+    {"static_json", "similarity", "exact_match", "contains_json", "json_field_match", "json_diff"}
+)
+
+
+def _options_not_read(scorer: str, options: dict[str, object]) -> str:
+    """Why options given on the command line would be ignored by a built-in scorer, or "" when none would.
+
+    An option that changes nothing would let a user believe the reports reflect it (`--fields` with
+    `--scorer static_json` once scored every field without a word).
+    """
+    if scorer not in _BUILT_IN_SCORERS:
+        return ""
+    unread = [(flag, readers) for key, (flag, readers) in _READ_BY.items() if key in options and scorer not in readers]
+    if not unread:
+        return ""
+    flags = ", ".join(flag for flag, _ in unread)
+    readers = sorted({reader for _, names in unread for reader in names})
+    return (
+        f"{flags} {'is' if len(unread) == 1 else 'are'} not read by --scorer {scorer}, only by "
+        f"{' and '.join(readers)}; drop {'it' if len(unread) == 1 else 'them'}, or pick a scorer that reads "
+        f"{'it' if len(unread) == 1 else 'them'}"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Score the trajectories, write the reports, print the summary; the exit code."""
     from .._signals import Terminated
@@ -181,6 +220,10 @@ def run(args: argparse.Namespace) -> int:
         options["strip"] = True
     if args.null_is_a_value:
         options["null_is_missing"] = False
+    unread = _options_not_read(args.scorer, options)
+    if unread:
+        print(f"error: {unread}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     client = executor = None
     if args.scheduler:
         try:

@@ -96,6 +96,10 @@ def test_similarity_with_a_dotted_schema(tmp_path: Path, capsys: pytest.CaptureF
         (["--scorer", "similarity", "--schema", "missing.json"], "JSON Schema"),
         (["--scenario-ids", ""], "must name at least one scenario id"),  # not "no filter"
         (["--scenario-ids", "nofile.txt"], "names a file that does not exist"),
+        (["--fields", "a.b"], "--fields is not read by --scorer static_json, only by json_field_match"),
+        (["--scorer", "json_diff", "--ignore-case"], "--ignore-case is not read by --scorer json_diff"),
+        (["--scorer", "contains_json", "--threshold", "0.5", "--strip"], "--threshold, --strip are not read"),
+        (["--scorer", "exact_match", "--schema", "x.Y"], "--schema is not read by --scorer exact_match"),
     ],
 )
 def test_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
