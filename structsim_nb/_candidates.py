@@ -61,8 +61,9 @@ class Budget:
         remaining: Characters the readers may still read.
         refused: The first reason a candidate was refused, or the budget ran out ("" if none).
         exhausted: Whether the work budget ran out (the search stopped early).
-        wholes: What each region `read_whole` read gave, by `(start, end, literal)`: a fenced
-            block is read once, whether the marker search or the fence search asks first.
+        wholes: What each region `read_whole` read gave, and why it refused (or ""), by
+            `(start, end, literal)`: a fenced block is read once, whether the marker search or
+            the fence search asks first; each later ask says the refusal again, as a new read would.
         fences: The fenced blocks found in each region `(start, end)`, for the same two searches.
     """
 
@@ -71,7 +72,7 @@ class Budget:
     remaining: int
     refused: str = ""
     exhausted: bool = False
-    wholes: dict[tuple[int, int, bool], tuple[Any, str] | None] = field(default_factory=dict)
+    wholes: dict[tuple[int, int, bool], tuple[tuple[Any, str] | None, str]] = field(default_factory=dict)
     fences: dict[tuple[int, int], list[tuple[int, int]]] = field(default_factory=dict)
 
     def spend(self, chars: int) -> bool:
@@ -230,9 +231,17 @@ def read_whole(text: str, start: int, end: int, budget: Budget, *, literal: bool
     (`Budget.wholes`; every call on one budget reads the same text).
     """
     key = (start, end, literal)
-    if key not in budget.wholes:
-        budget.wholes[key] = _read_whole(text, start, end, budget, literal=literal)
-    return budget.wholes[key]
+    if key in budget.wholes:
+        found, refused = budget.wholes[key]
+        if refused:
+            budget.refuse(refused)
+        return found
+    earlier, exhausted, budget.refused = budget.refused, budget.exhausted, ""
+    found = _read_whole(text, start, end, budget, literal=literal)
+    budget.wholes[key] = (found, budget.refused)
+    if exhausted or not budget.exhausted:  # (the budget running out overrides any reason, as `spend` says)
+        budget.refused = earlier or budget.refused
+    return found
 
 
 def _read_whole(text: str, start: int, end: int, budget: Budget, *, literal: bool) -> tuple[Any, str] | None:

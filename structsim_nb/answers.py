@@ -309,10 +309,16 @@ def _whole(text: str, start: int, end: int, budget: Budget) -> ParsedAnswer | No
 
     The region's ends are found without copying it (a long answer's block was copied three times).
     """
-    first = _NOT_SPACE.search(text, start, end)
-    if first is None or text[first.start()] not in "{[(-0123456789.":
+    if start < end and not text[start].isspace():
+        s = start
+    else:
+        first = _NOT_SPACE.search(text, start, end)
+        if first is None:
+            return None
+        s = first.start()
+    if text[s] not in "{[(-0123456789.":
         return None
-    s, e = first.start(), end
+    e = end
     for _ in range(_FEW_SPACES):
         if not text[e - 1].isspace():  # (text[s] is not: e stays past s)
             break
@@ -347,10 +353,23 @@ def _number(token: str, budget: Budget) -> int | float | None:
 
 
 def _prefixed(text: str, budget: Budget) -> ParsedAnswer | None:
-    """The region after the last answer marker, read as a structure or count."""
+    """The region after the last answer marker, read as a structure or count.
+
+    A marker inside a structure that parses is part of one of its strings (`{"note": "<answer>"}`,
+    a Python string spanning lines), not a marker: the structure is the answer, as if no marker
+    were there. Only a marker after more opening brackets than closing ones can be inside one, so
+    only then is the whole text searched for the structure (see `_opened_before`).
+    """
     start, end, marker = _last_marker(text, budget)
     if start < 0:
         return None
+    if _opened_before(text, start):
+        refused, exhausted = budget.refused, budget.exhausted
+        outer = _fenced_or_embedded(text, 0, len(text), budget)
+        if outer is not None and outer.span is not None and outer.span[0] < start < outer.span[1]:
+            return outer
+        if budget.exhausted == exhausted:  # (a refusal there is said when that search runs in its turn)
+            budget.refused = refused
     found = (
         _whole(text, start, end, budget)
         or _fenced_or_embedded(text, start, end, budget)
@@ -361,6 +380,16 @@ def _prefixed(text: str, budget: Budget) -> ParsedAnswer | None:
     if found.form == "count":
         return ParsedAnswer("count", found.value, found.syntax, found.span, found.snippet, f"a number after {marker}")
     return ParsedAnswer("prefixed", found.value, found.syntax, found.span, found.snippet, f"the text after {marker}")
+
+
+def _opened_before(text: str, at: int) -> bool:
+    """Whether a structure may be open at `at`: more of `{[(` than of `}])` stand before it (counted in C).
+
+    Brackets inside strings count too: one that opens only makes the caller look; a closing one
+    inside an earlier string of the same open structure hides it, and the marker then counts.
+    """
+    opened = text.count("{", 0, at) + text.count("[", 0, at) + text.count("(", 0, at)
+    return opened > 0 and opened > text.count("}", 0, at) + text.count("]", 0, at) + text.count(")", 0, at)
 
 
 def _last_marker(text: str, budget: Budget) -> tuple[int, int, str]:
@@ -393,14 +422,17 @@ def _last_marker_around_json(text: str, after: int, budget: Budget) -> tuple[int
     it is searched: an indented answer's marker search goes from about 30 us to 1 for 35,000
     characters.
     """
-    blocks = _fences(text, max(after, 0), len(text), budget)
-    if not blocks:
+    blocks = _fences(text, max(after, 0), len(text), budget) if text.count("\n") > _FEW_LINES else None
+    if not blocks:  # (few lines: read line by line, cheaper than reading the block first)
         return _last_marker_fast(text, after)
     start, end = blocks[-1]
     found = _last_marker_fast(text, after, ((end, len(text)),))
     if found is not None:
         return found
+    refused, exhausted = budget.refused, budget.exhausted
     block = _whole(text, start, end, budget)
+    if budget.exhausted == exhausted:  # a refusal is said when the fence search asks for the block (`Budget.wholes`)
+        budget.refused = refused
     json_only = (
         block is not None
         and block.syntax == "json"
@@ -562,11 +594,27 @@ def _find_fences(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _fenced_or_embedded(text: str, start: int, end: int, budget: Budget) -> ParsedAnswer | None:
-    """The last fenced structure, unless an embedded structure ends after its fence."""
+    """The last fenced structure, unless an embedded structure ends after its fence.
+
+    A block whose content is not one structure may be no block: its closing backticks may sit in a
+    string of a structure that parses across them (`[{"```": 1}]` after an opening fence). Then that
+    structure is the answer, found as the last structure in the region.
+    """
     fenced: ParsedAnswer | None = None
     fence_end = start
+    last: list[ParsedAnswer | None] = []  # the region's last structure, searched for once, when first needed
     for content_start, content_end in reversed(_fences(text, start, end, budget)):
-        found = _whole(text, content_start, content_end, budget) or _embedded(text, content_start, content_end, budget)
+        found = _whole(text, content_start, content_end, budget)
+        if found is None:
+            if not last:
+                refused, exhausted = budget.refused, budget.exhausted
+                last.append(_embedded(text, start, end, budget))
+                if budget.exhausted == exhausted:  # (refusals are said by the searches that ran before)
+                    budget.refused = refused
+            across = last[0]
+            if across is not None and across.span is not None and across.span[0] < content_end < across.span[1]:
+                return across
+            found = _embedded(text, content_start, content_end, budget)
         if found is not None and found.form != "count":
             fenced = ParsedAnswer(
                 "fenced", found.value, found.syntax, found.span, found.snippet, "the last fenced block with a structure"

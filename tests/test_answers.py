@@ -481,14 +481,23 @@ def test_a_json_block_left_out_of_the_marker_search_reads_the_same(pieces):
         assert parse_answer(text) == fast
 
 
-def test_marker_lines_a_fenced_block_can_hold_are_still_found() -> None:
-    """A block that is not JSON, or whose JSON string holds a line break JSON allows as it is, is searched."""
-    literal = "Here:\n```\n{'note': '''x\nAnswer: [9]'''}\n```\n"
-    assert (parse_answer(literal).form, parse_answer(literal).value) == ("prefixed", [9])
-    allowed = 'Here:\n```json\n{"note": "x\u2028Answer: [7]"}\n```\n'
-    assert (parse_answer(allowed).form, parse_answer(allowed).value) == ("prefixed", [7])
-    plain = 'Here:\n```json\n{"note": "x Answer: [7]"}\n```\n'
-    assert (parse_answer(plain).form, parse_answer(plain).value) == ("fenced", {"note": "x Answer: [7]"})
+@pytest.mark.parametrize(
+    ("text", "form", "value"),
+    [
+        ("Here:\n```\n{'note': '''x\nAnswer: [9]'''}\n```\n", "fenced", {"note": "x\nAnswer: [9]"}),
+        ('Here:\n```json\n{"note": "x\u2028Answer: [7]"}\n```\n', "fenced", {"note": "x\u2028Answer: [7]"}),
+        ('Here is the result: {"0": ["<ANSWER>"], "": []}', "embedded", {"0": ["<ANSWER>"], "": []}),
+        ('{"a": "<answer>[1]</answer>"}', "json", {"a": "<answer>[1]</answer>"}),
+        ('Final answer: [1]\n{"note": "<answer>"}', "embedded", {"note": "<answer>"}),
+        ('{"a": 1}\nFinal answer: [2]', "prefixed", [2]),  # a bracket before, the marker outside it
+        ('(step 1) done.\n<answer>{"b": 3}</answer>', "prefixed", {"b": 3}),
+    ],
+)
+def test_a_marker_inside_a_structure_is_part_of_its_string(text: str, form: str, value: object) -> None:
+    """A marker (a line, or an `<answer>` tag) inside a structure that parses is text of one of its strings: the
+    structure is the answer, not what follows the marker inside it."""
+    parsed = parse_answer(text)
+    assert (parsed.form, parsed.value) == (form, value)
 
 
 def test_a_json_block_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -529,6 +538,38 @@ def test_a_region_is_read_whole_between_the_ends_strip_finds(lead, body, trail):
         assert found.span == (first, first + len(stripped))
     else:
         assert stripped not in ('{"a": 1}', "[1, 2]", "42", "-3.5", "{'a': (1,)}", "1,234")
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Answer: " + "(" * 101 + "\n```\n" + "9" * 4301 + "\n```", "a snippet nests deeper than 100 levels"),
+        (
+            "<answer>" + "[" * 101 + "1" + "]" * 101 + "</answer>```\n" + "(" * 101 + "\n```",
+            "a value nests deeper than 100 levels",
+        ),
+    ],
+)
+def test_a_block_read_early_says_its_refusal_in_its_turn(text: str, reason: str) -> None:
+    """The marker search reads the last block before the text after a marker is read; the reason a read refused
+    something is still the first one met in reading order, as when the block was read only by the fence search."""
+    parsed = parse_answer(text)
+    assert parsed.form == "none" and parsed.message.endswith(reason)
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "value"),
+    [
+        ('```json\n[[], {"```": null}]', "embedded", [[], {"```": None}]),  # no closing fence: its string's backticks
+        ('```json\n[[], {"```": null}]\n```', "embedded", [[], {"```": None}]),
+        ('x ```\n{"a": 1} and [2]\n```', "fenced", [2]),  # prose in a block: its last structure
+        ('```\nsee {"a": 1}\n```\n```json\n{"b": 2}\n```', "fenced", {"b": 2}),
+    ],
+)
+def test_backticks_inside_a_structure_close_no_block(text: str, form: str, value: object) -> None:
+    """Backticks inside a string of a structure that parses across them are not a fence."""
+    parsed = parse_answer(text)
+    assert (parsed.form, parsed.value) == (form, value)
 
 
 def _by_line(text: str, after: int) -> tuple[int, str] | None:
