@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import math
 import os
 import stat
 import sys
@@ -123,10 +124,9 @@ def _parse_trajectory(path: Path, base: _TrajectoryBase) -> Trajectory:
             "Fix the file",
         )
     answer = raw.get("answer")
-    if isinstance(answer, (dict, list)):
-        answer = json.dumps(answer, ensure_ascii=False)
-    elif answer is not None and not isinstance(answer, str):
-        answer = str(answer)
+    not_a_number = isinstance(answer, float) and not math.isfinite(answer)  # `NaN`, `Infinity`: not JSON
+    if answer is not None and not isinstance(answer, str):
+        answer = json.dumps(answer, ensure_ascii=False)  # JSON's own spelling: a structure's text, `true`, `3.5`
     if answer is not None:
         answer = strip_think(answer)
     fields: dict[str, Any] = {
@@ -140,6 +140,10 @@ def _parse_trajectory(path: Path, base: _TrajectoryBase) -> Trajectory:
     }
     if answer is None:
         return Trajectory(**base, **fields, error="trajectory has no answer (the 'answer' field is missing or null)")
+    if not_a_number:
+        return Trajectory(
+            **base, **fields, error=f"the answer is {answer}, a number JSON cannot hold: nothing to score. Fix the file"
+        )
     return Trajectory(**base, **fields, answer=answer)
 
 

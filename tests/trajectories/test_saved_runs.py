@@ -29,6 +29,19 @@ class TestLoad:
         (trajectory,) = load_trajectories(write_json(tmp_path / "t.json", {"run_id": "1", "answer": {"a": 1}}))
         assert trajectory.answer == '{"a": 1}'
 
+    @pytest.mark.parametrize(("written", "answer"), [("true", "true"), ("34", "34"), ("3.5", "3.5"), ("null", None)])
+    def test_a_scalar_answer_is_kept_as_json_writes_it(self, tmp_path: Path, written: str, answer: str | None) -> None:
+        (tmp_path / "t.json").write_text(f'{{"run_id": "1", "answer": {written}}}', encoding="utf-8")
+        (trajectory,) = load_trajectories(tmp_path / "t.json")
+        assert trajectory.answer == answer
+
+    @pytest.mark.parametrize("written", ["NaN", "Infinity", "-Infinity"])
+    def test_an_answer_json_cannot_hold_is_an_error(self, tmp_path: Path, written: str) -> None:
+        """Python's reader takes `NaN` and `Infinity`; as an answer they are no value to score, said so."""
+        (tmp_path / "t.json").write_text(f'{{"run_id": "1", "answer": {written}}}', encoding="utf-8")
+        (trajectory,) = load_trajectories(tmp_path / "t.json")
+        assert trajectory.answer is None and f"the answer is {written}, a number JSON cannot hold" in trajectory.error
+
     def test_missing_inputs(self, tmp_path: Path) -> None:
         with pytest.raises(FileNotFoundError, match="does not exist"):
             load_trajectories(tmp_path / "nope")
