@@ -473,8 +473,10 @@ def test_a_json_block_left_out_of_the_marker_search_reads_the_same(pieces):
     from structsim_nb import answers
 
     text = "".join(pieces)
-    fast = parse_answer(text)
     with pytest.MonkeyPatch.context() as patch:  # not the fixture: hypothesis runs many examples
+        patch.setattr(answers, "_SHORT_TEXT", 0)  # every text takes the path that reads the block first
+        fast = parse_answer(text)
+    with pytest.MonkeyPatch.context() as patch:
         patch.setattr(
             answers, "_last_marker_around_json", lambda text, after, budget: answers._last_marker_fast(text, after)
         )
@@ -502,7 +504,7 @@ def test_a_marker_inside_a_structure_is_part_of_its_string(text: str, form: str,
 
 def test_a_json_block_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The marker search reads the last block to know it holds JSON; the fence search then reuses that reading."""
-    from structsim_nb import _candidates
+    from structsim_nb import _candidates, answers
 
     reads: list[tuple[int, int]] = []
     read = _candidates._read_whole
@@ -512,8 +514,9 @@ def test_a_json_block_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
         return read(text, start, end, budget, literal=literal)
 
     monkeypatch.setattr(_candidates, "_read_whole", counted)
-    text = "Here it is:\n```json\n" + json.dumps({"items": list(range(50))}, indent=2) + "\n```\nDone."
-    assert parse_answer(text).value == {"items": list(range(50))}
+    text = "Here it is:\n```json\n" + json.dumps({"items": list(range(300))}, indent=2) + "\n```\nDone."
+    assert len(text) > answers._SHORT_TEXT  # (a shorter text is searched whole: its block is read once anyway)
+    assert parse_answer(text).value == {"items": list(range(300))}
     assert len(reads) == len(set(reads)) == 1
 
 
