@@ -108,12 +108,12 @@ _TEXT_BYTES_PER_CONTAINER = 128
 _MOST_PASSES = 16
 #: `_shape` leaves a text to the walk when more than one byte in this many is a backslash.
 _ESCAPE_SHARE = 16
+#: ... or when a pass leaves more than this share of the brackets it read.
+_MOST_LEFT_AFTER_A_PASS = 0.75
 #: Up to how many escapes `_plain_escapes` finds one by one.
 _FEW_ESCAPES = 64
 #: The escaped bytes `_shape` drops with their backslash: `\\` and `"`.
 _DROPPED_ESCAPES = (b"\\", b'"')
-#: ... or when a pass leaves more than this share of the brackets it read.
-_MOST_LEFT_AFTER_A_PASS = 0.75
 
 
 # Bytes kept by `_shape`: quotes and brackets, every bracket read as a parenthesis.
