@@ -14,7 +14,8 @@ and returns one `Found` per `*.json` file (`.JSON` too), plus one per thing that
 Hidden files (a name starting with `.`: editor backups, temporary files) and the folders this
 package writes (the reports folder of the run, its staging folders, and any folder holding an
 `_aggregate.json`: an earlier run's reports, written wherever `--reports-dir` pointed) are listed
-in `skipped` with the reason, not read. Other files (not `*.json`) are not trajectories and are ignored.
+in `skipped` with the reason, not read, and so are JSON Lines files (`*.jsonl`, `*.ndjson`: runs saved
+many to a file, which would otherwise vanish without a word). Other files are not trajectories and are ignored.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ __all__ = ["Found", "find_json_files", "is_own_folder"]
 OWN_FOLDER_MARKERS = (".structsim-staging-", ".structsim-old-")
 #: The file every reports folder holds (its aggregate, written last): a walk never reads a folder holding it.
 AGGREGATE_NAME = "_aggregate.json"
+#: Endings of JSON Lines files: runs saved many to a file, which the walk lists in `skipped` with how to read them.
+JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+_JSON_LINES_REASON = (
+    "a JSON Lines file: trajectories are read one to a *.json file; write each line to a file of its own"
+)
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,8 @@ def _classify(
     name = entry.name
     relative = "/".join(rel)
     is_json = name.lower().endswith(".json")  # (as a single --trajectories file is taken: `.JSON` too)
+    if name.lower().endswith(JSON_LINES_SUFFIXES) and not name.startswith(".") and not entry.is_dir():
+        return "skipped", Found(path, relative, _JSON_LINES_REASON)
     if entry.is_symlink():
         try:
             mode = os.stat(path).st_mode

@@ -122,3 +122,19 @@ def test_an_upper_case_suffix_is_a_json_file_too(tmp_path: Path) -> None:
     (root / "6.jsonl").write_text("{}")  # JSON Lines is not one run a file
     found, _ = find_json_files(root)
     assert [f.relative for f in found] == ["1.json", "4.JSON", "5.Json", "a/2.json", "a/deep/3.json"]
+
+
+def test_json_lines_files_are_listed_with_how_to_read_them(tmp_path: Path) -> None:
+    """Runs saved many to a file (`.jsonl`, `.ndjson`) would vanish without a word: they are listed in `skipped`."""
+    root = _tree(tmp_path / "t")
+    (root / "runs.jsonl").write_text("{}\n{}\n")
+    (root / "a" / "more.NDJSON").write_text("{}\n")
+    (root / "folder.jsonl").mkdir()  # a folder is walked, whatever its name
+    (root / "folder.jsonl" / "7.json").write_text("{}")
+    found, skipped = find_json_files(root)
+    assert "folder.jsonl/7.json" in [f.relative for f in found]
+    lines = {s.relative: s.error for s in skipped if s.relative != ".hidden.json"}
+    assert set(lines) == {"runs.jsonl", "a/more.NDJSON"}
+    assert all(
+        "JSON Lines file" in (reason or "") and "a file of its own" in (reason or "") for reason in lines.values()
+    )
