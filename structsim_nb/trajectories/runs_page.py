@@ -124,7 +124,8 @@ def runs_page(
     Returns:
         A self-contained HTML document: totals, the score distribution, every run worst first
         (errors, failures, passes; each run expands to its answer and the scorer's details, and
-        names its report file), then unmatched trajectories and scenarios, and the problems.
+        names its report file), then unmatched trajectories and scenarios, the problems, and the
+        files and folders the walk did not read (`skipped`: hidden, JSON Lines, reports folders).
     """
     from .. import plot
 
@@ -186,11 +187,14 @@ def runs_page(
         list(aggregate.get("problems", [])),
         [Column("source", kind="path"), Column("kind", kind="badge"), Column("message")],
     )
+    leftovers += _listing(
+        "Files and folders not read",
+        list(aggregate.get("skipped", [])),
+        [Column("file", kind="path"), Column("reason")],
+    )
     if leftovers:
-        parts.append(page.section("What did not join", leftovers, anchor="leftovers"))
+        parts.append(page.section("What did not join or was not read", leftovers, anchor="leftovers"))
     models = ", ".join(aggregate.get("models") or []) or "unknown model"
     subtitle = f"scored with {aggregate.get('scorer')}; {models}"
-    contents = [("summary", "Summary"), ("runs-section", "Runs")] + (
-        [("leftovers", "Did not join")] if leftovers else []
-    )
+    contents = [("summary", "Summary"), ("runs-section", "Runs")] + ([("leftovers", "Left out")] if leftovers else [])
     return page.document(title, "".join(parts), subtitle=subtitle, contents=contents)

@@ -65,6 +65,13 @@ def test_totals_and_what_did_not_join(aggregate):
     assert html.count("data:image/svg+xml") == 1
 
 
+def test_files_not_read_are_listed_with_their_reason(aggregate):
+    skipped = [{"file": "runs.jsonl", "reason": "a JSON Lines file: write each line to a file of its own"}]
+    html = runs_page({**aggregate, "skipped": skipped})
+    assert "Files and folders not read (1)" in html and "runs.jsonl" in html and "a file of its own" in html
+    assert "Files and folders not read" not in runs_page({**aggregate, "skipped": []})
+
+
 def test_an_empty_aggregate_still_renders():
     html = runs_page({"scorer": "static_json", "totals": {"scenarios": 0}, "results": []})
     assert "No run joined." in html and "data:image" not in html
