@@ -24,11 +24,13 @@ __all__ = [
     "EXIT_RUNTIME_ERROR",
     "HelpFormatter",
     "add_verbose",
+    "cannot_write_out",
     "fit_table",
     "non_negative_float",
     "plural",
     "positive_int",
     "terminal_width",
+    "wrapped",
 ]
 
 EXIT_OK = 0
@@ -109,6 +111,22 @@ def non_negative_float(text: str) -> float:
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number, at least 0; got {text!r}")
     return value
+
+
+def wrapped(text: str, *, indent: str = "  ") -> str:
+    """`text` filled to the terminal, its later lines indented by `indent`; lines break between words only, so
+    a path, an option or a hyphenated name stays whole (a word longer than the line stands on its own)."""
+    return textwrap.fill(
+        text, terminal_width(), subsequent_indent=indent, break_on_hyphens=False, break_long_words=False
+    )
+
+
+def cannot_write_out(out: str, names: Sequence[str], exc: OSError) -> str:
+    """The error for an `--out` the command's files (`names`) could not be written in."""
+    return (
+        f"error: --out must be a folder {' and '.join(names)} can be written in; {out!r} failed: "
+        f"{exc.strerror or exc}. Pass another --out"
+    )
 
 
 def add_verbose(parser: argparse.ArgumentParser) -> None:

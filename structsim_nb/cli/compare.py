@@ -13,10 +13,11 @@ from ._common import (
     EXIT_OK,
     HelpFormatter,
     add_verbose,
+    cannot_write_out,
     fit_table,
     plural,
     positive_int,
-    terminal_width,
+    wrapped,
 )
 
 if TYPE_CHECKING:
@@ -114,15 +115,12 @@ def _folders(*paths: str) -> list[str]:
 
 def print_comparison(comparison: Comparison) -> None:
     """The headline, the regressions (first rows) and the per-field table, fitted to the terminal."""
-    import textwrap
-
     from ..comparison.render import headline
 
-    width = terminal_width()
     for line in headline(comparison.summary(), comparison.overall_frame()):
-        print(textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False))
+        print(wrapped(line))
     for note in comparison.notes:
-        print(textwrap.fill(f"note: {note}", width, subsequent_indent="  ", break_on_hyphens=False))
+        print(wrapped(f"note: {note}"))
     regressions = comparison.regressions()
     print()
     print("Regressions, worst first")
@@ -170,8 +168,6 @@ def _failures(comparison: Comparison, rules: list[str]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Compare, print, write the page and JSON; the exit code by `--fail-on`."""
-    import textwrap
-
     from .._io import write_text_atomic
     from ..comparison import compare
     from ..errors import ComparisonError, ReportFileError
@@ -198,14 +194,10 @@ def run(args: argparse.Namespace) -> int:
         )
         data = write_text_atomic(out / "comparison.json", comparison.to_json())
     except OSError as exc:
-        print(
-            f"error: --out must be a folder comparison.html and comparison.json can be written in; {args.out!r} "
-            f"failed: {exc.strerror or exc}. Pass another --out",
-            file=sys.stderr,
-        )
+        print(cannot_write_out(args.out, ["comparison.html", "comparison.json"], exc), file=sys.stderr)
         return EXIT_BAD_INPUT
     for line in _folders(args.baseline, args.candidate):
-        print(textwrap.fill(line, terminal_width(), subsequent_indent="  ", break_on_hyphens=False))
+        print(wrapped(line))
     print_comparison(comparison)
     print(f"\nwrote {page}\nwrote {data}")
     failures = _failures(comparison, args.fail_on)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._common import EXIT_BAD_INPUT, EXIT_OK, HelpFormatter, add_verbose, fit_table, positive_int
+from ._common import EXIT_BAD_INPUT, EXIT_OK, HelpFormatter, add_verbose, cannot_write_out, fit_table, positive_int
 
 if TYPE_CHECKING:
     from ..report import StructuredOutputReport
@@ -117,11 +117,7 @@ def run(args: argparse.Namespace) -> int:
         json_path = report.to_file(out / "report.json")
         html_path = write_text_atomic(out / "report.html", report.to_html(title="structsim-nb reference evaluation"))
     except OSError as exc:
-        print(
-            f"error: --out must be a folder report.json and report.html can be written in; {args.out!r} failed: "
-            f"{exc.strerror or exc}. Pass another --out",
-            file=sys.stderr,
-        )
+        print(cannot_write_out(args.out, ["report.json", "report.html"], exc), file=sys.stderr)
         return EXIT_BAD_INPUT
     print_report(report)
     summary = report.summary()

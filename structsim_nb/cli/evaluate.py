@@ -6,7 +6,6 @@ import argparse
 import datetime
 import os
 import sys
-import textwrap
 from typing import TYPE_CHECKING, Any
 
 from ._common import (
@@ -19,7 +18,7 @@ from ._common import (
     fit_table,
     plural,
     positive_int,
-    terminal_width,
+    wrapped,
 )
 
 AGGREGATE = "_aggregate.json"
@@ -287,10 +286,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _line(prefix: str, reason: Any) -> str:
     """`prefix: reason`, one entry: a single line when it fits the terminal, else wrapped under itself."""
-    import textwrap
-
-    text = f"{prefix}: " + " ".join(str(reason or "").split())
-    return textwrap.fill(text, terminal_width(), subsequent_indent=" " * 6, break_on_hyphens=False)
+    return wrapped(f"{prefix}: " + " ".join(str(reason or "").split()), indent=" " * 6)
 
 
 def print_summary(result: EvaluationRun) -> None:
@@ -354,11 +350,7 @@ def print_summary(result: EvaluationRun) -> None:
         f"Reports written: {len(result.report_paths)} in {result.aggregate_path.parent}",
         f"Aggregate report written: {result.aggregate_path}",
     ):
-        print(
-            textwrap.fill(
-                line, terminal_width(), subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
-            )
-        )
+        print(wrapped(line))
 
 
 def _exit_code(aggregate: dict[str, Any]) -> int:
