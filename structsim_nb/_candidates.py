@@ -28,10 +28,12 @@ brackets; when it runs out, the search stops and says so (`Budget.refused`).
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import re
 import sys
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +87,18 @@ class Budget:
 
     def refuse(self, reason: str) -> None:
         self.refused = self.refused or reason
+
+    @contextlib.contextmanager
+    def ahead(self) -> Iterator[None]:
+        """A reading done ahead of its turn: what it refuses is forgotten here, to be said when the search
+        that reads it in its turn runs (a memoised reading says it again, `wholes`); the budget running out
+        is kept, as `spend` always keeps it."""
+        refused, exhausted = self.refused, self.exhausted
+        try:
+            yield
+        finally:
+            if self.exhausted == exhausted:
+                self.refused = refused
 
 
 class _HugeInt:

@@ -364,12 +364,10 @@ def _prefixed(text: str, budget: Budget) -> ParsedAnswer | None:
     if start < 0:
         return None
     if _opened_before(text, start):
-        refused, exhausted = budget.refused, budget.exhausted
-        outer = _fenced_or_embedded(text, 0, len(text), budget)
+        with budget.ahead():
+            outer = _fenced_or_embedded(text, 0, len(text), budget)
         if outer is not None and outer.span is not None and outer.span[0] < start < outer.span[1]:
             return outer
-        if budget.exhausted == exhausted:  # (a refusal there is said when that search runs in its turn)
-            budget.refused = refused
     found = (
         _whole(text, start, end, budget)
         or _fenced_or_embedded(text, start, end, budget)
@@ -429,10 +427,8 @@ def _last_marker_around_json(text: str, after: int, budget: Budget) -> tuple[int
     found = _last_marker_fast(text, after, ((end, len(text)),))
     if found is not None:
         return found
-    refused, exhausted = budget.refused, budget.exhausted
-    block = _whole(text, start, end, budget)
-    if budget.exhausted == exhausted:  # a refusal is said when the fence search asks for the block (`Budget.wholes`)
-        budget.refused = refused
+    with budget.ahead():  # (the fence search asks for the block in its turn)
+        block = _whole(text, start, end, budget)
     json_only = (
         block is not None
         and block.syntax == "json"
@@ -610,10 +606,8 @@ def _fenced_or_embedded(text: str, start: int, end: int, budget: Budget) -> Pars
         found = _whole(text, content_start, content_end, budget)
         if found is None:
             if not last:
-                refused, exhausted = budget.refused, budget.exhausted
-                last.append(_embedded(text, start, end, budget))
-                if budget.exhausted == exhausted:  # (refusals are said by the searches that ran before)
-                    budget.refused = refused
+                with budget.ahead():  # (the searches below read the same in their turn)
+                    last.append(_embedded(text, start, end, budget))
             across = last[0]
             if across is not None and across.span is not None and across.span[0] < content_end < across.span[1]:
                 return across

@@ -123,8 +123,9 @@ def _classify(
     """What to do with one directory entry: `("folder", None)`, `("found", Found)`, `("skipped", Found)` or None."""
     name = entry.name
     relative = "/".join(rel)
-    is_json = name.lower().endswith(".json")  # (as a single --trajectories file is taken: `.JSON` too)
-    if name.lower().endswith(JSON_LINES_SUFFIXES) and not name.startswith(".") and not entry.is_dir():
+    lower = name.lower()
+    is_json = lower.endswith(".json")  # (as a single --trajectories file is taken: `.JSON` too)
+    if lower.endswith(JSON_LINES_SUFFIXES) and not name.startswith(".") and not entry.is_dir():
         return "skipped", Found(path, relative, _JSON_LINES_REASON)
     if entry.is_symlink():
         try:
