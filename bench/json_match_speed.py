@@ -28,6 +28,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from strands_evals.types.evaluation import EvaluationData
@@ -240,30 +241,19 @@ def workloads(rng: random.Random) -> list[tuple[str, Callable[[], Any], Callable
             lambda: exact_match(large, large_one_off),
             row(exact_eval, large, large_one_off),
         ),
+    ] + [
         (
-            "contains_json, ~1,000 leaves, fenced block",
-            lambda: agenta_contains_json(prose),
-            lambda: contains_json(prose),
-            row(contains_eval, prose, None),
-        ),
-        (
-            "contains_json, ~1,000 leaves, indented, fenced",
-            lambda: agenta_contains_json(indented),
-            lambda: contains_json(indented),
-            row(contains_eval, indented, None),
-        ),
-        (
-            "contains_json, ~1,000 leaves, indented, accents",
-            lambda: agenta_contains_json(indented_utf8),
-            lambda: contains_json(indented_utf8),
-            row(contains_eval, indented_utf8, None),
-        ),
-        (
-            "contains_json, ~1,000 leaves, indented, \\u escapes",
-            lambda: agenta_contains_json(indented_escaped),
-            lambda: contains_json(indented_escaped),
-            row(contains_eval, indented_escaped, None),
-        ),
+            f"contains_json, ~1,000 leaves, {name}",
+            partial(agenta_contains_json, text),
+            partial(contains_json, text),
+            row(contains_eval, text, None),
+        )
+        for name, text in [
+            ("fenced block", prose),
+            ("indented, fenced", indented),
+            ("indented, accents", indented_utf8),
+            ("indented, \\u escapes", indented_escaped),
+        ]
     ]
 
 
