@@ -194,10 +194,10 @@ class _Reader:
 
     def model(self, cls: type[BaseModel], data: Mapping[str, Any], path: Path) -> BaseModel:
         try:
-            return cls.model_validate(data, strict=False, extra="ignore", by_name=True)
+            return _with_extra(cls.model_validate(data, strict=False, extra="ignore", by_name=True))
         except ValidationError:
             pass
-        instance = cls.model_construct()
+        instance = _with_extra(cls.model_construct())
         given: set[str] = set()
         for name, info in cls.model_fields.items():
             where = (*path, name)
@@ -273,6 +273,18 @@ class _Reader:
             self.note(where, "dropped", item, message)
             return _DROPPED
         return self.field(element, None, item, where, message)
+
+
+def _with_extra(instance: BaseModel) -> BaseModel:
+    """`instance`, holding no extra fields the way its model holds them.
+
+    A model that allows extra fields (stickler's comparison models do) keeps them in a dict; validated
+    with `extra="ignore"` (so that keys outside the model are left out), pydantic leaves None there
+    instead, and the engine's false-alarm count (`len(other.__pydantic_extra__)`) raised TypeError.
+    """
+    if instance.__pydantic_extra__ is None and instance.model_config.get("extra") == "allow":
+        object.__setattr__(instance, "__pydantic_extra__", {})
+    return instance
 
 
 def read_leniently(cls: type[BaseModel], data: Mapping[str, Any], side: str) -> LenientRead:

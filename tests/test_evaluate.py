@@ -482,6 +482,32 @@ class TestLenientReading:
         assert "error" not in row.metadata
         assert {note["kind"] for note in row.metadata["reading"]} == {"unparsed", "dropped"}
 
+    def test_a_required_field_missing_in_a_list_inside_a_list_is_scored_on_both_paths(self):
+        # A side that does not validate is rebuilt as the engine's model field by field; its nested list
+        # elements came back with no extra-fields dict and the engine's false-alarm count raised TypeError.
+        class Parcel(BaseModel):
+            level: int | None = None
+            ship_date: datetime.date
+
+        class Shipment(BaseModel):
+            parcels: list[Parcel] = []
+
+        class Shipments(BaseModel):
+            shipments: list[Shipment] = []
+
+        parcels = [{"level": "x", "ship_date": "2024-03-01"}, {"ship_date": "2024-03-02"}]
+        expected = {"shipments": [{"parcels": parcels}]}
+        actual = {"shipments": [{"parcels": [{"level": 1}, {"ship_date": "2024-03-02"}]}]}
+        rows = [
+            score(StructuredOutputSimilarity(Shipments, fast_matching=fast), expected, actual) for fast in (True, False)
+        ]
+        assert rows[0].score == rows[1].score and 0.0 < rows[0].score < 1.0
+        assert rows[0].metadata == rows[1].metadata and "error" not in rows[0].metadata
+        assert {(note["path"], note["kind"]) for note in rows[0].metadata["reading"]} == {
+            ("shipments[0].parcels[0].level", "unparsed"),
+            ("shipments[0].parcels[0].ship_date", "missing"),
+        }
+
     def test_report_views_show_the_reading(self, run_experiment):
         pairs = {
             "clean": (TRUTH, TRUTH),
