@@ -143,7 +143,9 @@ def _numeric(comparator: Any, a: list[Any], b: list[Any]) -> np.ndarray:
     code_a = np.array([code(n) for n in num_a], dtype=np.int64)
     code_b = np.array([code(n) for n in num_b], dtype=np.int64)
     sim = np.equal.outer(code_a, code_b).astype(np.float64)
-    rel, tol = comparator.relative_tolerance, comparator.absolute_tolerance
+    rel, tol = _tolerance(comparator.relative_tolerance), _tolerance(comparator.absolute_tolerance)
+    if rel is None or tol is None:
+        return _pairwise(comparator, a, b)
     if rel > 0 or tol > 0:
         finite_a = [n is not None and n.is_finite() for n in num_a]
         finite_b = [n is not None and n.is_finite() for n in num_b]
@@ -156,13 +158,28 @@ def _numeric(comparator: Any, a: list[Any], b: list[Any]) -> np.ndarray:
         # candidate is then decided by the engine's own rule, so the window only saves work.
         slack = 1.0 + 1e-9
         gap = np.abs(np.subtract.outer(fa, fb))
-        scale = np.where(fa == 0, rel, rel * np.abs(fa))[:, None]
+        with np.errstate(invalid="ignore"):  # (an infinite tolerance times a zero, in the branch not taken)
+            scale = np.where(fa == 0, rel, rel * np.abs(fa))[:, None]
         bound = (scale + tol) * slack + 1e-12 * (np.abs(fa)[:, None] + np.abs(fb)[None, :])
         candidates = (gap <= bound) & (sim == 0.0) & np.outer(finite_a, finite_b)
         for i, j in zip(*np.nonzero(candidates), strict=True):
             if comparator._numbers_equal(num_a[i], num_b[j]):
                 sim[i, j] = 1.0
     return sim[np.ix_(ia, ib)]
+
+
+def _tolerance(value: Any) -> float | None:
+    """A `NumericComparator` tolerance as the engine applies it: itself as a float when it is above 0, else 0.0
+    (the engine skips a rule whose tolerance is not above 0: zero, negative or NaN); None for anything whose
+    comparison or float is not plain (a `Decimal` NaN, text): the pairs then go to the comparator one by one.
+
+    A `Decimal` tolerance (`Decimal("0.01")`, natural for money) is read as its float only to widen the
+    candidate window; each candidate is still decided by the engine's own `Decimal` rule.
+    """
+    try:
+        return float(value) if value > 0 else 0.0
+    except (TypeError, ValueError, ArithmeticError):  # (a Decimal NaN raises InvalidOperation, an ArithmeticError)
+        return None
 
 
 #: (range_mode, value, dayfirst) -> the engine's parse of a date value; bounded, shared by calls.

@@ -9,6 +9,8 @@ engine's `munkres` call returns, ties included. Whole documents are compared in
 from __future__ import annotations
 
 import datetime
+import warnings
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -46,6 +48,12 @@ COMPARATORS = {
     "numeric-relative": NumericComparator(relative_tolerance=0.001),
     "numeric-absolute": NumericComparator(absolute_tolerance=0.5),
     "numeric-both": NumericComparator(relative_tolerance=0.1, absolute_tolerance=0.01),
+    # Tolerances the comparator takes as given: a Decimal (money), and rules the engine skips (not above 0).
+    "numeric-decimal": NumericComparator(relative_tolerance=Decimal("0.001"), absolute_tolerance=Decimal("0.01")),
+    "numeric-negative-relative": NumericComparator(relative_tolerance=-0.1, absolute_tolerance=1.0),
+    "numeric-negative-absolute": NumericComparator(relative_tolerance=0.1, absolute_tolerance=-0.05),
+    "numeric-nan-relative": NumericComparator(relative_tolerance=float("nan"), absolute_tolerance=0.5),
+    "numeric-infinite": NumericComparator(relative_tolerance=float("inf")),
     "date": DateComparator(),
     "date-dayfirst": DateComparator(dayfirst=True),
     "date-monthfirst": DateComparator(dayfirst=False),
@@ -128,6 +136,22 @@ class TestVectorisers:
         got = pairwise._numeric(comparator, a, b)
         assert np.array_equal(got, engine_matrix(comparator, a, b))
         assert got[0, 0] == 1.0 and got[0, 1] == 0.0 and got[1, 2] == 1.0 and got[2, 4] == 1.0
+
+    @pytest.mark.parametrize(
+        ("relative", "absolute"),
+        [(-0.1, 1.0), (0.1, -0.05), (float("nan"), 1.0), (Decimal("0.1"), Decimal("0.01")), (float("inf"), 0.0)],
+        ids=["negative-relative", "negative-absolute", "nan-relative", "decimals", "infinite-relative"],
+    )
+    def test_a_tolerance_the_engine_skips_or_reads_as_a_decimal_widens_nothing_else(self, relative, absolute):
+        # The engine applies each rule only when its tolerance is above 0; one combined window once let a
+        # negative or NaN tolerance hide the pairs the other rule accepts, and a Decimal one raised TypeError.
+        comparator = NumericComparator(relative_tolerance=relative, absolute_tolerance=absolute)
+        a, b = [100.0, 1.0, 0.0, "$5.00"], [100.5, 1.1, 0.004, "5.005", 7.0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (no overflow or invalid-value warning from the window either)
+            got = pairwise._numeric(comparator, a, b)
+        want = engine_matrix(comparator, a, b)
+        assert np.array_equal(got, want) and want.sum() > 0
 
     def test_numbers_outside_the_float_range_are_compared_by_the_comparator(self):
         comparator = NumericComparator(relative_tolerance=0.5)
