@@ -8,6 +8,7 @@ compares a dict's serialised text and scores any list, number or model False) th
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Sequence
 from typing import Any
 
@@ -175,7 +176,8 @@ def _given(
     orjson, once. orjson writes apart every pair of such values that `json.dumps` writes apart
     (NaN and null alike aside, which `==` tells apart), so: the same bytes and `==` mean the same
     values of the same types, every leaf matches, and a leaf's predicted value is its expected one
-    (the results are made when first read); different bytes mean Agenta's `json.dumps` texts differ.
+    (the results are made when first read, from a copy of both documents the call takes: changing them
+    afterwards changes nothing); different bytes mean Agenta's `json.dumps` texts differ.
     """
     written: tuple[bytes | None, bytes | None] = (None, None)
     if shallow(actual, MAX_DEPTH) and shallow(expected, MAX_DEPTH):
@@ -203,12 +205,17 @@ def _given(
         found = compare_rows(g_part, o_part, agree=agree, extras=True, tally=tally)
         equal = not tally.misses
         wrong = [leaf_path(found[index][0]) for index in tally.misses[:5]]
+        # The documents as they are now, for the rows made later: a caller may change its dicts after the call
+        # (the result's fields changed with them, or raised). marshal copies exact JSON types as they are (NaN,
+        # -0.0, key order) in C, about a twentieth of the flattening it defers; it reads back only what it wrote.
+        documents = marshal.dumps((expected, actual))
 
         def rows() -> list[Any]:
             # Every leaf of the ground truth in order: its row from the comparison above, or a match (it lies in
             # a subtree equal on both sides); then what the output adds, all of which lies outside those subtrees.
-            g_flat = flatten_json(expected, drop_null_keys=null_is_missing) or {}
-            o_flat = flatten_json(actual, drop_null_keys=null_is_missing) or {}
+            expected_then, actual_then = marshal.loads(documents)
+            g_flat = flatten_json(expected_then, drop_null_keys=null_is_missing) or {}
+            o_flat = flatten_json(actual_then, drop_null_keys=null_is_missing) or {}
             compared = {row[0]: row for row in found}
             made = [compared.get(key) or (key, "match", value, o_flat[key], "equal") for key, value in g_flat.items()]
             return made + [row for row in found if row[0] not in g_part]

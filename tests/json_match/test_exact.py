@@ -161,6 +161,36 @@ def test_a_long_list_differing_in_one_item_names_that_leaf():
     assert exact_match(output, truth, ignore_case=True).reason == "not equal: items[299].qty"
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda truth, output: output["b"].update(y=99),
+        lambda truth, output: truth["b"].update(z=3),
+        lambda truth, output: output.clear(),
+        lambda truth, output: truth["b"].pop("x"),
+    ],
+    ids=["a-leaf-of-the-output", "a-key-added-to-the-truth", "the-output-emptied", "a-key-removed-from-the-truth"],
+)
+def test_the_fields_are_what_the_documents_held_when_they_were_scored(change):
+    """The per-leaf results are made when first read; changing the documents after the call changes none of them
+    (they once did, or raised KeyError), on the fast path as on the general one."""
+
+    def documents():
+        return {"a": 1, "b": {"x": 1.5, "y": [2, None]}}, {"a": 2, "b": {"x": 1.5, "y": [2, None]}}
+
+    truth, output = documents()
+    result = exact_match(output, truth)
+    change(truth, output)
+    fresh = exact_match(*reversed(documents()))
+    assert result == fresh and list(result.fields) == list(fresh.fields)
+    assert [(f.path, f.status) for f in result.fields] == [
+        ("a", "wrong"),
+        ("b.x", "match"),
+        ("b.y[0]", "match"),
+        ("b.y[1]", "match"),
+    ]
+
+
 def test_a_boolean_equal_to_a_number_by_python_is_still_a_difference():
     """`[True] == [1]` in Python; a subtree is passed over only where no boolean can hide in it."""
     result = exact_match({"flags": [1, 0], "n": 2}, {"flags": [True, False], "n": 1})
