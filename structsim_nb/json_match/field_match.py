@@ -154,7 +154,10 @@ def json_field_match(
     # our values; anything else goes through the emulation. None: Agenta raises on this ground truth.
     given = type(expected) is dict and type(actual) is dict and read.ok and gt is expected and read.value is actual
     given_scores: dict[str, float] = {}  # filled in below when `given`
-    theirs = given_scores if given else agenta.field_scores(actual, expected, paths, **loaded)
+    # Output that is not JSON data scores every field 0 here and in Agenta, and is not resolved for the emulation
+    # either: a JSON Path (`$..a`) on an object holding itself never returned.
+    output_as_agenta_sees_it = actual if read.ok else None
+    theirs = given_scores if given else agenta.field_scores(output_as_agenta_sees_it, expected, paths, **loaded)
     notes: list[str] = []
     if theirs is None:
         notes.append("ground truth given as a list is read as JSON (Agenta raises unless it is JSON text)")

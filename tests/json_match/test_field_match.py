@@ -7,6 +7,7 @@ import datetime
 import decimal
 import json
 import re
+import threading
 import unittest.mock
 
 import pytest
@@ -215,6 +216,22 @@ class TestFieldMatchReadsOnlyTheConfiguredFields:
         other.append(other)
         result = json_field_match({"a": 1, "loop": loop}, {"a": 1, "loop": other}, fields=["a", "/a"])
         assert result.score == 1.0 and result.passed
+
+    @pytest.mark.parametrize("fields", [["$..a"], ["$.b", "a"]], ids=["descendants", "json-path-and-dot-path"])
+    def test_an_output_that_holds_itself_scores_0_at_once_with_a_json_path(self, fields):
+        # With a JSON Path the output must be JSON data throughout; this one is not, so every field scores 0. The
+        # emulation of Agenta (for the notes) once resolved `$..a` on it anyway and never returned.
+        output: dict = {"b": 1}
+        output["self"] = output
+        found: list = []
+        worker = threading.Thread(target=lambda: found.append(json_field_match(output, {"a": 1}, fields=fields)))
+        worker.daemon = True
+        worker.start()
+        worker.join(timeout=30)
+        assert not worker.is_alive(), "json_field_match did not return within 30 s"
+        (result,) = found
+        assert result.score == 0.0 and not result.passed and result.error == "unreadable"
+        assert "it contains itself (a reference cycle); every field scores 0" in result.reason
 
     def test_an_odd_value_at_a_configured_path_makes_that_field_wrong(self):
         loop: list = []
