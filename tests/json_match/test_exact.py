@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 
 import pytest
@@ -189,6 +190,25 @@ def test_the_fields_are_what_the_documents_held_when_they_were_scored(change):
         ("b.y[0]", "match"),
         ("b.y[1]", "match"),
     ]
+
+
+def _deep_list(levels: int) -> list:
+    value: list = [1]
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("output", "truth"),
+    [({1, 2}, "{1, 2}"), (datetime.date(2024, 3, 1), "2024-03-01"), (_deep_list(101), json.dumps(_deep_list(101)))],
+    ids=["a-set-against-its-text", "a-date-against-its-text", "too-deep-against-its-json-text"],
+)
+def test_output_that_is_not_json_data_is_unreadable_even_against_its_own_text(output, truth):
+    # It was compared as its str() with a text ground truth, and passed.
+    result = exact_match(output, truth)
+    assert (result.score, result.passed, result.error) == (0.0, False, "unreadable")
+    assert "is not JSON data" in result.reason
 
 
 def test_a_boolean_equal_to_a_number_by_python_is_still_a_difference():
