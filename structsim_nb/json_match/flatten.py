@@ -137,7 +137,9 @@ def flatten_json(
     What `values.as_json` accepts is accepted here (tuples read as lists, dict and list
     subclasses as plain ones, string keys only, nesting under `MAX_DEPTH`), and the leaves
     are the same; the value is checked while it is flattened instead of in a walk of its own.
-    None says only that `as_json` refuses the value; `as_json` says why.
+    None says only "read it the general way": `as_json` refuses the value (and says why), or, with
+    `drop_null_keys`, an object holds a value whose `==` raises when asked whether it is null (a
+    subclass's own `__eq__`), which `as_json` may still accept.
 
     Args:
         value: Any value.
@@ -189,7 +191,11 @@ def _flatten_json_into(
                 return False
         return True
     items = value.items()
-    if drop and None in value.values():  # null-valued keys left out (every key is still checked)
+    try:
+        nulls = drop and None in value.values()
+    except Exception:  # noqa: BLE001 - a value whose == raises (a subclass): the callers' general path reads it
+        return False
+    if nulls:  # null-valued keys left out (every key is still checked)
         if any(type(key) is not str and not isinstance(key, str) for key in value):
             return False
         items = [(key, item) for key, item in items if item is not None]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from structsim_nb.json_match import exact_match
 from structsim_nb.json_match.flatten import compare_leaves, flatten, flatten_json, fold_keys
 from structsim_nb.json_match.values import as_json, same_value
 
@@ -87,3 +88,20 @@ def test_flatten_json_dropping_null_keys_is_flatten_of_drop_nulls(value, keep_em
     assert all(same_value(got[key], want[key]) and type(got[key]) is type(want[key]) for key in want)
     # `dotted`: a key holding a '.' lies on some leaf's path
     assert bool(dotted) == any(isinstance(step, str) and "." in step for key in want for step in key)
+
+
+class _Refuses(dict):
+    """A dict subclass whose == raises (as a strict model's might)."""
+
+    def __eq__(self, other):
+        raise TypeError("does not compare")
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_a_value_whose_equality_raises_is_left_to_the_general_path():
+    # Asking whether a value is null compared it with None; its exception escaped exact_match, which never raises.
+    value = {"a": _Refuses(b=1), "c": None}
+    assert flatten_json(value, drop_null_keys=True) is None
+    assert flatten_json(value) == {("a", "b"): 1, ("c",): None}
+    assert exact_match({"a": _Refuses(b=1)}, {"a": {"b": 1}}).passed
