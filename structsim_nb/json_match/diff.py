@@ -12,6 +12,7 @@ import re
 from collections import Counter, _count_elements  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable
 from functools import partial
+from itertools import product
 from operator import itemgetter
 from typing import Any
 
@@ -124,6 +125,12 @@ def json_diff(
             notes.append(
                 "keys compared case-insensitively on both sides (Agenta never matches a key with upper-case letters)"
             )
+        if any(
+            isinstance(step, str) and step.casefold() != step.lower()
+            for steps in (*names.values(), *o_names.values())
+            for step in steps
+        ):
+            notes.append("keys folded with str.casefold, so 'ß' matches 'ss' (Agenta lowers them with str.lower)")
 
     def agree(e: Any, p: Any) -> bool:
         return _schema_type(e) == _schema_type(p) if compare_schema_only else same_value(e, p)
@@ -172,6 +179,11 @@ def json_diff(
         notes.append("empty objects and arrays are compared as values (Agenta drops them)")
     if dotted:  # case folding neither adds nor removes a '.'
         notes.append("keys containing '.' stay distinct from nested paths (Agenta's flattening lets them collide)")
+    if missed and _agenta_twin(missed, g_flat, o_flat):
+        notes.append(
+            "a list index and a key of the same digits, or what a top-level '' key holds and the top level, stay "
+            "distinct (Agenta's flattening writes them at one path)"
+        )
     if not compare_schema_only and tally.eq_differs:
         differs = [path_of(key) for key in tally.eq_differs[:5]]
         notes.append(f"{', '.join(differs)}: compared by value, so True != 1 and NaN == NaN (Agenta uses Python ==)")
@@ -239,6 +251,42 @@ def _flat_given(value: Any, keep: bool, dotted: list[bool] | None, *, text_is: s
 
 
 _FIRST = itemgetter(0)
+
+#: Up to how many leaves not matched `_agenta_twin` looks at, and how many of a leaf's steps it varies.
+_TWINS_LOOKED_AT = 64
+_MOST_VARIED_STEPS = 6
+
+
+def _agenta_twin(missed: list[Steps], g_flat: dict[Steps, Any], o_flat: dict[Steps, Any]) -> bool:
+    """Whether a leaf not matched here has a twin that Agenta's flattening writes at the same path, on either side.
+
+    Agenta joins a path's steps with '.', writing a list index as its digits (`a.0` is index 0 and key "0"), and
+    writes what a top-level "" key holds at the top level (`f"{path}.{key}" if path else key`; one "" level is
+    looked for, any number dropped). Such twins are
+    distinct leaves here, so Agenta may score the pair otherwise. Only the leaves not matched are looked at (a
+    few dict lookups each), so a pair without them costs nothing.
+    """
+    for steps in missed[:_TWINS_LOOKED_AT]:
+        lead = 0
+        while lead < len(steps) and steps[lead] == "":
+            lead += 1
+        choices = [_spellings(step) for step in steps[lead:]]
+        if sum(len(choice) > 1 for choice in choices) > _MOST_VARIED_STEPS:
+            continue
+        for rest in product(*choices):
+            for twin in (rest, ("", *rest)):  # (below a top-level "" key, or not)
+                if twin != steps and (twin in o_flat or twin in g_flat):
+                    return True
+    return False
+
+
+def _spellings(step: Any) -> tuple[Any, ...]:
+    """A step and the other step Agenta writes the same way: index 3 and key "3"."""
+    if type(step) is int:
+        return (step, str(step))
+    if isinstance(step, str) and step.isdecimal() and str(int(step)) == step:
+        return (step, int(step))
+    return (step,)
 
 
 def _top_scores(

@@ -138,6 +138,39 @@ class TestNotes:
         result = json_diff({"a": 1}, {"a": {"b": 1}})
         assert result.fields[0].status == "wrong" and result.notes == ()
 
+    TWINS = "a list index and a key of the same digits, or what a top-level '' key holds and the top level, stay "
+
+    @pytest.mark.parametrize(
+        ("actual", "expected"),
+        [
+            ({"a": {"0": 1, "1": 2}}, {"a": [1, 2]}),  # an answer that wrote a list as an object
+            ({"a": [1, 2]}, {"a": {"0": 1, "1": 2}}),
+            ({"": {"x": 1}}, {"x": 1}),
+            ({"": {"x": 5}, "x": 1}, {"": {"x": 1}, "x": 1}),
+        ],
+        ids=["digit-keys-for-a-list", "a-list-for-digit-keys", "under-a-top-level-empty-key", "empty-key-and-top"],
+    )
+    def test_a_leaf_agenta_writes_at_the_path_of_another_is_noted(self, actual, expected):
+        # Agenta's flattening writes these at one path and scores the pair otherwise; the reason said nothing.
+        result = json_diff(actual, expected)
+        assert result.score < 1.0
+        assert any(note.startswith(self.TWINS) for note in result.notes)
+
+    @pytest.mark.parametrize(
+        ("actual", "expected"),
+        [({"a": [1, 3]}, {"a": [1, 2]}), ({"a": {"007": 1}}, {"a": [1, 2, 3, 4, 5, 6, 7, 8]}), ({"b": 1}, {"": 1})],
+        ids=["no-twin", "digits-that-are-no-index-spelling", "an-empty-key-holding-a-value"],
+    )
+    def test_no_twin_no_note(self, actual, expected):
+        assert not any(note.startswith(self.TWINS) for note in json_diff(actual, expected).notes)
+
+    def test_keys_agenta_lowers_otherwise_are_noted(self):
+        # 'ß' case-folds to 'ss' and lowers to itself: this matches where Agenta's lower() does not.
+        result = json_diff({"Straße": 1}, {"strasse": 1}, case_insensitive_keys=True)
+        assert result.score == 1.0
+        assert "keys folded with str.casefold, so 'ß' matches 'ss' (Agenta lowers them with str.lower)" in result.notes
+        assert json_diff({"Name": 1}, {"name": 1}, case_insensitive_keys=True).notes == ()
+
 
 def _options(bits):
     """`json_diff` options, one per bit of `bits`: schema only, case-insensitive keys, extra keys penalised,
