@@ -155,7 +155,7 @@ def json_diff(
             extras=extras,
             ambiguous=ambiguous,
             skip_nulls=skip_nulls,
-            null_is_missing=null_is_missing,
+            null_is_missing=null_is_missing and read.ok,  # (unreadable output has no leaf: a null one is missed too)
             tally=tally,
         )
         leaves, count = map(_FIRST, rows), len(rows)

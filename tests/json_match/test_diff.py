@@ -172,6 +172,16 @@ class TestNotes:
         assert json_diff({"Name": 1}, {"name": 1}, case_insensitive_keys=True).notes == ()
 
 
+@pytest.mark.parametrize("output", ["no JSON here at all", {"a": {1, 2}}], ids=["prose", "a-set-inside"])
+@pytest.mark.parametrize("skip_nulls", [False, True])
+def test_unreadable_output_scores_0_whatever_nulls_the_ground_truth_holds(output, skip_nulls):
+    # Each null ground-truth leaf "agreed" with the empty reading (null_is_missing), so such output scored 0.5 or 1.0.
+    for truth in ({"name": "Ada", "email": None}, {"a": None}):
+        result = json_diff(output, truth, skip_nulls=skip_nulls, threshold=0)
+        assert (result.score, result.passed, result.error) == (0.0, False, "unreadable")
+        assert all(item.status == "missed" for item in result.fields)
+
+
 def _options(bits):
     """`json_diff` options, one per bit of `bits`: schema only, case-insensitive keys, extra keys penalised,
     nulls skipped, empty containers compared, null is missing, threshold 0."""
