@@ -276,14 +276,28 @@ class _Reader:
 
 
 def _with_extra(instance: BaseModel) -> BaseModel:
-    """`instance`, holding no extra fields the way its model holds them.
+    """`instance`, and every model inside it, holding no extra fields the way its model holds them.
 
     A model that allows extra fields (stickler's comparison models do) keeps them in a dict; validated
     with `extra="ignore"` (so that keys outside the model are left out), pydantic leaves None there
-    instead, and the engine's false-alarm count (`len(other.__pydantic_extra__)`) raised TypeError.
+    instead, in the nested models too, and the engine's false-alarm count (`len(other.__pydantic_extra__)`)
+    raised TypeError.
     """
-    if instance.__pydantic_extra__ is None and instance.model_config.get("extra") == "allow":
-        object.__setattr__(instance, "__pydantic_extra__", {})
+    stack: list[Any] = [instance]
+    seen: set[int] = set()  # (a field typed Any may hold a value that contains itself)
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, BaseModel):
+            if item.__pydantic_extra__ is None and item.model_config.get("extra") == "allow":
+                object.__setattr__(item, "__pydantic_extra__", {})
+            stack.extend(item.__dict__.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
     return instance
 
 

@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 import textwrap
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import pandas as pd
 import pytest
@@ -481,6 +481,29 @@ class TestLenientReading:
         row = score(StructuredOutputSimilarity(Schedule), expected, TRUTH)
         assert "error" not in row.metadata
         assert {note["kind"] for note in row.metadata["reading"]} == {"unparsed", "dropped"}
+
+    def test_an_odd_value_in_a_list_inside_a_list_matched_among_several_is_scored_on_both_paths(self):
+        # The side is validated whole as the engine's model with extra="ignore", which left its nested models with
+        # no extra-fields dict; the engine's false-alarm count raised TypeError when the outer list had a choice.
+        class Parcel(BaseModel):
+            color: Literal["red", "blue"]
+            label: str | None = None
+
+        class Shipment(BaseModel):
+            parcels: list[Parcel] = []
+
+        class Shipments(BaseModel):
+            shipments: list[Shipment] = []
+
+        expected = {"shipments": [{"parcels": [{"color": "red", "label": "a"}]}]}
+        actual = {"shipments": [{"parcels": [{"color": "green", "label": "b"}]}, {"parcels": [{"color": "red"}]}]}
+        rows = [
+            score(StructuredOutputSimilarity(Shipments, fast_matching=fast), expected, actual) for fast in (True, False)
+        ]
+        assert rows[0].score == rows[1].score and 0.0 < rows[0].score < 1.0
+        assert rows[0].metadata == rows[1].metadata and "error" not in rows[0].metadata
+        (note,) = rows[0].metadata["reading"]
+        assert (note["path"], note["kind"]) == ("shipments[0].parcels[0].color", "unparsed")
 
     def test_a_required_field_missing_in_a_list_inside_a_list_is_scored_on_both_paths(self):
         # A side that does not validate is rebuilt as the engine's model field by field; its nested list
