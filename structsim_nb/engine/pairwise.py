@@ -171,15 +171,19 @@ def _numeric(comparator: Any, a: list[Any], b: list[Any]) -> np.ndarray:
 def _tolerance(value: Any) -> float | None:
     """A `NumericComparator` tolerance as the engine applies it: itself as a float when it is above 0, else 0.0
     (the engine skips a rule whose tolerance is not above 0: zero, negative or NaN); None for anything whose
-    comparison or float is not plain (a `Decimal` NaN, text): the pairs then go to the comparator one by one.
+    comparison or float is not plain (a `Decimal` NaN, text, a `Decimal` too small for a float): the pairs then go
+    to the comparator one by one.
 
     A `Decimal` tolerance (`Decimal("0.01")`, natural for money) is read as its float only to widen the
     candidate window; each candidate is still decided by the engine's own `Decimal` rule.
     """
     try:
-        return float(value) if value > 0 else 0.0
+        if not value > 0:
+            return 0.0
+        window = float(value)
     except (TypeError, ValueError, ArithmeticError):  # (a Decimal NaN raises InvalidOperation, an ArithmeticError)
         return None
+    return window if window > 0 else None  # (a Decimal below the floats, `Decimal("1e-400")`, would read as 0.0)
 
 
 #: (range_mode, value, dayfirst) -> the engine's parse of a date value; bounded, shared by calls.

@@ -139,14 +139,22 @@ class TestVectorisers:
 
     @pytest.mark.parametrize(
         ("relative", "absolute"),
-        [(-0.1, 1.0), (0.1, -0.05), (float("nan"), 1.0), (Decimal("0.1"), Decimal("0.01")), (float("inf"), 0.0)],
-        ids=["negative-relative", "negative-absolute", "nan-relative", "decimals", "infinite-relative"],
+        [
+            (-0.1, 1.0),
+            (0.1, -0.05),
+            (float("nan"), 1.0),
+            (Decimal("0.1"), Decimal("0.01")),
+            (float("inf"), 0.0),
+            (0.0, Decimal("1e-400")),
+        ],
+        ids=["negative-relative", "negative-absolute", "nan-relative", "decimals", "infinite-relative", "below-floats"],
     )
     def test_a_tolerance_the_engine_skips_or_reads_as_a_decimal_widens_nothing_else(self, relative, absolute):
         # The engine applies each rule only when its tolerance is above 0; one combined window once let a
         # negative or NaN tolerance hide the pairs the other rule accepts, and a Decimal one raised TypeError.
         comparator = NumericComparator(relative_tolerance=relative, absolute_tolerance=absolute)
-        a, b = [100.0, 1.0, 0.0, "$5.00"], [100.5, 1.1, 0.004, "5.005", 7.0]
+        tiny = "0." + "0" * 400  # (the comparator reads digits, points and minus signs only: no exponent)
+        a, b = [100.0, 1.0, 0.0, "$5.00", tiny + "1"], [100.5, 1.1, 0.004, "5.005", 7.0, tiny + "2"]
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # (no overflow or invalid-value warning from the window either)
             got = pairwise._numeric(comparator, a, b)
