@@ -264,9 +264,9 @@ def _agenta_twin(missed: list[Steps], g_flat: dict[Steps, Any], o_flat: dict[Ste
 
     Agenta joins a path's steps with '.', writing a list index as its digits (`a.0` is index 0 and key "0"), and
     writes what a top-level "" key holds at the top level (`f"{path}.{key}" if path else key`; one "" level is
-    looked for, any number dropped). Such twins are
-    distinct leaves here, so Agenta may score the pair otherwise. Only the leaves not matched are looked at (a
-    few dict lookups each), so a pair without them costs nothing.
+    looked for, any number dropped). Such twins are distinct leaves here, so Agenta may score the pair otherwise.
+    Only the first `_TWINS_LOOKED_AT` leaves not matched are looked at (a few dict lookups each), so a pair
+    without them costs nothing; a leaf with more than `_MOST_VARIED_STEPS` steps to vary is passed over.
     """
     for steps in missed[:_TWINS_LOOKED_AT]:
         lead = 0
