@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .ops import finite_sum
+
 __all__ = ["REPORT_FORMAT_VERSION", "SUMMARY_FIELDS", "SUMMARY_METRICS", "build_aggregate"]
 
 #: The format of `_aggregate.json` and the per-run reports (their `format_version`).
@@ -114,8 +116,8 @@ def _ops_totals(reports: list[dict[str, Any]]) -> dict[str, Any]:
     ops = [r["ops"] for r in reports]
 
     def total(key: str) -> float | None:
-        values = [o[key] for o in ops if o.get(key) is not None]
-        return round(sum(values), 6) if values else None
+        found = finite_sum([o.get(key) for o in ops])  # (None past the float range: no OverflowError stops the run)
+        return round(found, 6) if found is not None else None
 
     durations = [float(o["duration_ms"]) for o in ops if o.get("duration_ms") is not None]
     return {

@@ -11,23 +11,46 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["OPS_KEYS", "read_ops"]
+__all__ = ["OPS_KEYS", "finite_sum", "read_ops"]
 
 #: The keys of a run's `ops` block, in the order they are written.
 OPS_KEYS = ("turn_count", "tool_call_count", "unique_tools", "tokens_in", "tokens_out", "duration_ms", "est_cost_usd")
 
 
+def finite_sum(values: list[Any]) -> float | None:
+    """The sum of the numbers among `values` (None left out) when it is a finite float; else None.
+
+    Each number is one `_number` accepted, so the sum of ints stays exact; a sum past the float range (a
+    trajectory's absurd token count, twice) is None, like one no trajectory recorded, never an `OverflowError`
+    that stops the run or an infinity no JSON holds.
+    """
+    numbers = [value for value in values if value is not None]
+    if not numbers:
+        return None
+    try:
+        total = sum(numbers)
+    except OverflowError:  # (an exact int sum past the float range, then a float added to it)
+        return None
+    return total if _finite(total) else None
+
+
+def _finite(value: float) -> bool:
+    """`math.isfinite`, and False for an int past the float range (where `isfinite` raises OverflowError)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def _number(*values: Any) -> float | None:
-    """The first value that is a finite number (bools excluded), or None."""
+    """The first value that is a finite number within the float range (bools excluded), or None.
+
+    A 400-digit duration is no number here: the aggregate's totals and percentiles are floats.
+    """
     for value in values:
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value):
             return value
     return None
-
-
-def _sum(values: list[Any]) -> float | None:
-    numbers = [v for v in values if v is not None]
-    return sum(numbers) if numbers else None
 
 
 def _tool_name(call: Any) -> str | None:
@@ -74,7 +97,7 @@ def read_ops(raw: Mapping[str, Any]) -> dict[str, Any]:
         found = _number(*(source[key] for source in sources for key in keys if key in source))
         if found is not None:
             return found
-        return _sum([_number(*(turn[key] for key in keys if key in turn)) for turn in turn_dicts])
+        return finite_sum([_number(*(turn[key] for key in keys if key in turn)) for turn in turn_dicts])
 
     return {
         "turn_count": len(turns) if turns is not None else None,

@@ -23,3 +23,21 @@ class TestOps:
         }
         (bare,) = load_trajectories(TREE / "trajectories" / "13.json")
         assert bare.ops["turn_count"] == 0 and bare.ops["tokens_in"] is None and bare.ops["unique_tools"] == []
+
+
+def test_numbers_past_the_float_range_are_no_ops_numbers() -> None:
+    # A 400-digit duration made the whole file unreadable (OverflowError in isfinite): the run lost its scenario.
+    from structsim_nb.trajectories.ops import read_ops
+
+    ops = read_ops({"duration_ms": 10**400, "tokens_in": 12, "usage": {"duration_ms": 5}, "answer": "1"})
+    assert ops["duration_ms"] == 5 and ops["tokens_in"] == 12
+    turns = {"trajectory": {"turns": [{"tokens_out": 10**308}, {"tokens_out": 10**308}, {"tokens_out": 1.5}]}}
+    assert read_ops(turns)["tokens_out"] is None  # (their sum is past the float range)
+
+
+def test_a_total_past_the_float_range_is_none_not_an_error() -> None:
+    from structsim_nb.trajectories.ops import finite_sum
+
+    assert finite_sum([10**308, 10**308, 1.5]) is None  # (an exact int sum, then a float: OverflowError)
+    assert finite_sum([1e308, 1e308]) is None  # (inf)
+    assert finite_sum([None, 2, 0.5]) == 2.5 and finite_sum([None]) is None and finite_sum([10**20, 1]) == 10**20 + 1
