@@ -11,11 +11,13 @@ and returns one `Found` per `*.json` file (`.JSON` too), plus one per thing that
 - a `*.json` that is not a regular file (a FIFO would block the reader forever): an entry with
   `error`, never opened.
 
-Hidden files (a name starting with `.`: editor backups, temporary files) and the folders this
-package writes (the reports folder of the run, its staging folders, and any folder holding an
-`_aggregate.json`: an earlier run's reports, written wherever `--reports-dir` pointed) are listed
-in `skipped` with the reason, not read, and so are JSON Lines files (`*.jsonl`, `*.ndjson`: runs saved
-many to a file, which would otherwise vanish without a word). Other files are not trajectories and are ignored.
+Hidden files and folders (a name starting with `.`: editor backups, temporary files, JupyterLab's
+`.ipynb_checkpoints` copies of every file opened in it, `.git`) and the folders this package writes
+(the reports folder of the run, listed whether or not it exists yet, its staging folders, and any
+folder holding an `_aggregate.json`: an earlier run's reports, written wherever `--reports-dir`
+pointed) are listed in `skipped` with the reason, not read, and so are JSON Lines files (`*.jsonl`,
+`*.ndjson`: runs saved many to a file, which would otherwise vanish without a word). Other files are
+not trajectories and are ignored.
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ class Found:
     path: Path
     relative: str
     error: str | None = None
+
+
+_OWN_REASON = "a folder this run writes its reports to"
 
 
 def is_own_folder(name: str) -> bool:
@@ -112,6 +117,16 @@ def find_json_files(root: Path, *, skip: Collection[Path] = ()) -> tuple[list[Fo
                 skipped.append((rel, value))
             elif isinstance(value, Found):
                 found.append((rel, value))
+    # The reports folder inside `root` is listed whether or not it exists yet, so that a second run with the
+    # same inputs writes the same aggregate as the first.
+    listed = {os.path.realpath(item.path) for _, item in skipped}
+    real_root = os.path.realpath(root)
+    for path in skip:
+        inside = os.path.relpath(os.path.realpath(path), real_root)
+        if os.path.realpath(path) not in listed and inside != "." and not inside.startswith(".."):
+            parts = tuple(Path(inside).parts)
+            if not any(part.startswith(".") for part in parts):
+                skipped.append((parts, Found(Path(path), "/".join(parts) + "/", _OWN_REASON)))
     found.sort(key=lambda pair: pair[0])
     skipped.sort(key=lambda pair: pair[0])
     return [item for _, item in found], [item for _, item in skipped]
@@ -144,7 +159,9 @@ def _classify(
             return "found", Found(path, relative + "/", message)
     elif entry.is_dir(follow_symlinks=False):  # (the listing's file type where the system gives one: no stat)
         if is_own_folder(name) or os.path.realpath(path) in skip_real:
-            return "skipped", Found(path, relative + "/", "a folder this run writes its reports to")
+            return "skipped", Found(path, relative + "/", _OWN_REASON)
+        if name.startswith("."):  # `.ipynb_checkpoints` (JupyterLab's copies of every file opened), `.git`
+            return "skipped", Found(path, relative + "/", "hidden folder (its name starts with '.'); not entered")
         if os.path.isfile(os.path.join(path, AGGREGATE_NAME)):  # an earlier run's reports: not trajectories
             reason = f"a reports folder of an earlier run (it holds {AGGREGATE_NAME}); its reports are not trajectories"
             return "skipped", Found(path, relative + "/", reason)

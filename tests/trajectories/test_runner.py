@@ -277,6 +277,7 @@ class TestHostileInput:
         second = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "t" / "reports").aggregate
         assert first["totals"] == second["totals"] and second["totals"]["trajectories"] == 1
         assert second["skipped"] == [{"file": "reports/", "reason": "a folder this run writes its reports to"}]
+        assert first["skipped"] == second["skipped"]  # (the same inputs, the same aggregate)
 
         # Written elsewhere next time, the earlier reports are still not runs.
         third = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "elsewhere").aggregate

@@ -138,3 +138,25 @@ def test_json_lines_files_are_listed_with_how_to_read_them(tmp_path: Path) -> No
     assert all(
         "JSON Lines file" in (reason or "") and "a file of its own" in (reason or "") for reason in lines.values()
     )
+
+
+def test_hidden_folders_are_listed_not_entered(tmp_path: Path) -> None:
+    # JupyterLab keeps a copy of every file opened in it in `.ipynb_checkpoints`; they were read as runs.
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    (tmp_path / ".ipynb_checkpoints" / "34-checkpoint.json").write_text("{}")
+    (tmp_path / "34.json").write_text("{}")
+    found, skipped = find_json_files(tmp_path)
+    assert [item.relative for item in found] == ["34.json"]
+    assert [(item.relative, item.error) for item in skipped] == [
+        (".ipynb_checkpoints/", "hidden folder (its name starts with '.'); not entered")
+    ]
+
+
+def test_the_reports_folder_inside_is_listed_before_it_exists(tmp_path: Path) -> None:
+    # Listed only once it existed, the second run's aggregate differed from the first's on the same inputs.
+    (tmp_path / "1.json").write_text("{}")
+    _, skipped = find_json_files(tmp_path, skip=[tmp_path / "out" / "reports"])
+    assert [(item.relative, item.error) for item in skipped] == [
+        ("out/reports/", "a folder this run writes its reports to")
+    ]
+    assert find_json_files(tmp_path, skip=[tmp_path.parent / "elsewhere"])[1] == []
