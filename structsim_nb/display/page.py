@@ -138,24 +138,34 @@ def jsonable(value: Any) -> Any:
     return _converted(value)
 
 
-def _converted(value: Any) -> Any:
+#: Deepest nesting `jsonable`'s Python path keeps (orjson's own path takes up to 255 levels); below it a container
+#: is shown as `DEEPER`: a page is read by people, and both this conversion and the JSON writer recurse (an answer
+#: nested 500 levels deep ended a whole `evaluate` run).
+DEEPEST_SHOWN = 100
+DEEPER = "... (nested deeper than 100 levels; the JSON report holds it whole)"
+
+
+def _converted(value: Any, depth: int = 0) -> Any:
     """`jsonable`'s Python path. It recurses into itself, not `jsonable`: a value orjson refused as a whole is not
-    offered to orjson again subtree by subtree (which would encode a deep document once per level)."""
+    offered to orjson again subtree by subtree (which would encode a deep document once per level). A container
+    below `DEEPEST_SHOWN` levels becomes the text `DEEPER`."""
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, float):
         return None if math.isnan(value) or math.isinf(value) else value
     if isinstance(value, (str, bool, int)):
         return value
+    if isinstance(value, (Mapping, list, tuple)) and depth >= DEEPEST_SHOWN:
+        return DEEPER
     if isinstance(value, Mapping):
-        return {str(key): _converted(item) for key, item in value.items()}
+        return {str(key): _converted(item, depth + 1) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_converted(item) for item in value]
+        return [_converted(item, depth + 1) for item in value]
     if hasattr(value, "item") and callable(value.item) and getattr(value, "shape", None) == ():  # numpy scalar
-        return _converted(value.item())
+        return _converted(value.item(), depth)
     if isinstance(value, pd.Timestamp):
         return value.isoformat()
-    return _converted(to_jsonable_python(value, fallback=str))
+    return _converted(to_jsonable_python(value, fallback=str), depth)
 
 
 def _script_json(data: Any) -> str:

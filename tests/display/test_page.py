@@ -90,6 +90,17 @@ class TestScriptJson:
         assert fast == slow
         assert [type(value) for value in fast] == [type(value) for value in slow]
 
+    @pytest.mark.parametrize("levels", [300, 5_000])
+    def test_a_value_nested_past_the_shown_depth_is_cut_there_not_an_error(self, levels):
+        # orjson refuses past 255 levels and the Python path recursed without a limit: RecursionError ended a run.
+        value: list = []
+        for _ in range(levels):
+            value = [value]
+        written = json.loads(page._script_json({"answer": value}))["answer"]
+        for _ in range(page.DEEPEST_SHOWN - 1):  # (the dict holding it is the first level)
+            (written,) = written
+        assert written == page.DEEPER
+
     def test_a_table_embeds_numpy_na_and_enums_as_plain_json(self):
         frame = pd.DataFrame({"n": [np.int64(1), np.int64(2)], "e": [_Letter.A, None], "s": [0.5, math.nan]})
         html = page.table(frame, [Column("n"), Column("e"), Column("s", kind="score")], anchor="t9")

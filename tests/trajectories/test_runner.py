@@ -165,6 +165,26 @@ class TestHostileInput:
         assert report["answer"] == '\ud800 {"a": 1}' and report["score"]["passed"]
         assert run.aggregate["totals"]["passed"] == 1
 
+    def test_an_answer_nested_hundreds_of_levels_deep_is_scored_and_shown_cut(self, tmp_path: Path) -> None:
+        # The page's conversion recursed without a limit: RecursionError ended the whole run, nothing written.
+        (tmp_path / "t").mkdir()
+        deep = "[" * 500 + "]" * 500
+        (tmp_path / "t" / "2.json").write_text('{"scenario_id": "1", "run_id": "2", "answer": ' + deep + "}")
+        _scenario(tmp_path / "s", "1")
+        run = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
+        (result,) = run.aggregate["results"]
+        assert result["status"] == "scored" and not result["score"]["passed"]
+        assert "nested deeper than 100 levels" in (tmp_path / "r" / "_aggregate.html").read_text(encoding="utf-8")
+
+    def test_ops_numbers_past_the_float_range_end_no_run(self, tmp_path: Path) -> None:
+        # Their sum raised OverflowError in the aggregate: the whole run ended and wrote nothing.
+        for index, tokens in enumerate([10**308, 10**308, 1.5]):
+            record = {"scenario_id": "1", "run_id": str(index), "answer": "{'a': 1}", "tokens_in": tokens}
+            write_json(tmp_path / "t" / f"{index}.json", record)
+        _scenario(tmp_path / "s", "1")
+        run = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
+        assert run.aggregate["totals"]["passed"] == 3 and run.aggregate["ops"]["tokens_in_total"] is None
+
     def test_long_and_odd_run_ids_make_safe_unique_names(self, tmp_path: Path) -> None:
         ids = ["x" * 300, "x" * 300 + "y", "CON", "../../etc/passwd", "a/b", "a_b", "", "é"]
         for index, run_id in enumerate(ids):
