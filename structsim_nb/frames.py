@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from ._surrogates import text_frame
+
 __all__ = [
     "CASE_COLUMNS",
     "FIELD_COLUMNS",
@@ -108,7 +110,7 @@ def cases_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
                 field_names.append(column)
             record[column] = float(score)
         records.append(record)
-    frame = pd.DataFrame.from_records(records, columns=CASE_COLUMNS + field_names)
+    frame = text_frame(pd.DataFrame.from_records, records, columns=CASE_COLUMNS + field_names)
     for column in ("score", "precision", "recall", "f1", *field_names):
         frame[column] = frame[column].astype(float)
     for column in _COUNTS:
@@ -177,7 +179,7 @@ def fields_frame(field_metrics: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame
             visit(row["path"])
 
     visit(None)
-    return pd.DataFrame.from_records(ordered, columns=FIELD_COLUMNS)
+    return text_frame(pd.DataFrame.from_records, ordered, columns=FIELD_COLUMNS)
 
 
 def non_matches_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
@@ -193,8 +195,10 @@ def non_matches_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         a list element), so a notebook shows what the right value was. `reading` says when a
         value at that path did not validate and was read leniently (None otherwise).
     """
-    frame = pd.DataFrame.from_records(
-        [{column: row.get(column) for column in NON_MATCH_COLUMNS} for row in rows], columns=NON_MATCH_COLUMNS
+    frame = text_frame(
+        pd.DataFrame.from_records,
+        [{column: row.get(column) for column in NON_MATCH_COLUMNS} for row in rows],
+        columns=NON_MATCH_COLUMNS,
     )
     frame["similarity"] = frame["similarity"].astype(float)
     return frame
@@ -229,4 +233,4 @@ def explain_frame(explained: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
             }
         )
     columns = ["path", "comparator", "threshold", "weight", "clip_under_threshold", "source", "why", "matching"]
-    return pd.DataFrame.from_records(rows, columns=columns).set_index("path")
+    return text_frame(pd.DataFrame.from_records, rows, columns=columns).set_index("path")

@@ -8,6 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from .._surrogates import text_frame
 from ._common import (
     EXIT_BAD_INPUT,
     EXIT_FAILURES,
@@ -306,7 +307,7 @@ def print_summary(result: EvaluationRun) -> None:
         }
         for r in aggregate["results"]
     ]
-    table = pd.DataFrame(rows, columns=["report", "scenario_id", "status", "passed", "score", "rationale"])
+    table = text_frame(pd.DataFrame, rows, columns=["report", "scenario_id", "status", "passed", "score", "rationale"])
     print(
         fit_table(
             table,

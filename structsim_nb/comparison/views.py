@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from pydantic_core import to_jsonable_python
 
+from .._surrogates import text_frame
 from . import paired as _paired
 from .runs import Run
 
@@ -159,7 +160,7 @@ def _overall(
                 "p_value": _paired.mcnemar_p(fixed, broken) if measure == "pass rate" else math.nan,
             }
         )
-    frame = pd.DataFrame(rows, columns=OVERALL_COLUMNS)
+    frame = text_frame(pd.DataFrame, rows, columns=OVERALL_COLUMNS)
     score, rate = rows
     headline = {
         "score_baseline": score["baseline"],
@@ -234,7 +235,7 @@ def _fields(base: Run, cand: Run, fb: np.ndarray, fc: np.ndarray, settings: dict
                 verdict=_paired.verdict(lo, hi, rows[row]["n_changed"], confidence=confidence),
             )
     rows.sort(key=lambda r: (math.isnan(r["delta"]), 0.0 if math.isnan(r["delta"]) else r["delta"], r["path"]))
-    return pd.DataFrame(rows, columns=FIELD_COLUMNS)
+    return text_frame(pd.DataFrame, rows, columns=FIELD_COLUMNS)
 
 
 def _non_match_changes(base: Run, cand: Run, i: int, j: int) -> list[dict[str, Any]]:
@@ -348,7 +349,7 @@ def _regressions(fields: pd.DataFrame, cases: pd.DataFrame, changes: pd.DataFram
                 "detail": "missing from the candidate run: not compared",
             }
         )
-    frame = pd.DataFrame(rows, columns=REGRESSION_COLUMNS)
+    frame = text_frame(pd.DataFrame, rows, columns=REGRESSION_COLUMNS)
     frame["n_cases"] = frame["n_cases"].astype("Int64")
     return frame
 
@@ -389,10 +390,10 @@ def build(base: Run, cand: Run, settings: dict[str, Any]) -> dict[str, Any]:
         for j, name in enumerate(cand.names)
         if name not in in_base
     ]
-    cases = pd.DataFrame(case_rows, columns=CASE_COLUMNS)
+    cases = text_frame(pd.DataFrame, case_rows, columns=CASE_COLUMNS)
     for column in ("appeared", "fixed", "changed"):
         cases[column] = cases[column].astype("Int64")
-    changes_frame = pd.DataFrame(change_rows, columns=NON_MATCH_COLUMNS)
+    changes_frame = text_frame(pd.DataFrame, change_rows, columns=NON_MATCH_COLUMNS)
     summary = {
         "baseline": base.label,
         "candidate": cand.label,

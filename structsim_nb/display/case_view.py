@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._protocols import ReportLike
+from .._surrogates import text_frame
 from .marks import as_document, case_marks
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def non_match_rows(report: ReportLike) -> pd.DataFrame:
         for record in (row.metadata or {}).get("non_matches") or []
     ]
     columns = ["row", "case", "path", "field", "kind", "expected", "predicted", "similarity", "reason"]
-    return pd.DataFrame.from_records([{c: r.get(c) for c in columns} for r in records], columns=columns)
+    return text_frame(pd.DataFrame.from_records, [{c: r.get(c) for c in columns} for r in records], columns=columns)
 
 
 def _outcome(status: str, passed: bool) -> str:

@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 from .._protocols import ReportLike
+from .._surrogates import text_frame
 from . import page
 from .case_view import CaseDetail, case_details, non_match_rows, ranked_cases
 from .page import Column
@@ -102,7 +103,7 @@ def render_case(detail: CaseDetail) -> str:
     )
     tables = []
     if detail.non_matches:
-        frame = pd.DataFrame(detail.non_matches)
+        frame = text_frame(pd.DataFrame, detail.non_matches)
         columns = [
             Column("path", kind="path"),
             Column("kind", kind="badge"),

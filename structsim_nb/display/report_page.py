@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from .._protocols import ReportLike
+from .._surrogates import text_frame
 from . import page
 from .case_view import CaseDetail, case_details, field_of, ranked_cases
 from .page import Column, Tile
@@ -90,7 +91,7 @@ def _per_evaluator(report: ReportLike, names: Sequence[str] | None = None) -> st
     if len(names) < 2:
         return ""
     rows = [{"evaluator": name, **report.summary(evaluator=name)} for name in names]
-    frame = pd.DataFrame(rows)
+    frame = text_frame(pd.DataFrame, rows)
     frame["pass_rate"] = frame["passed"] / frame["cases"].where(frame["cases"] > 0)
     columns = [
         Column("evaluator", wrap=False),

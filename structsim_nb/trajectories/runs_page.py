@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .._jsonload import loads
+from .._surrogates import text_frame
 from ..display import page
 from ..display.page import Column, Tile
 
@@ -70,7 +71,8 @@ def _runs(
         if score.get("details"):
             panes.append({"title": f"{aggregate.get('scorer')} details", "value": score["details"], "marks": {}})
         details.append({"reason": result.get("error") or score.get("rationale"), "panes": panes, "tables": []})
-    frame = pd.DataFrame(
+    frame = text_frame(
+        pd.DataFrame,
         rows,
         columns=["report", "scenario_id", "scenario_type", "model", "status", "test_pass", "score", "why", "_rank"],
     )
@@ -101,7 +103,7 @@ def _tiles(aggregate: Mapping[str, Any]) -> list[Tile]:
 def _listing(title: str, items: list[dict[str, Any]], columns: list[Column]) -> str:
     if not items:
         return ""
-    frame = pd.DataFrame(items)
+    frame = text_frame(pd.DataFrame, items)
     shown = [c for c in columns if c.key in frame.columns]
     return f"<h3>{title} ({len(items)})</h3>" + page.static_table(frame, shown)
 

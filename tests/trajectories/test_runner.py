@@ -185,6 +185,20 @@ class TestHostileInput:
         run = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
         assert run.aggregate["totals"]["passed"] == 3 and run.aggregate["ops"]["tokens_in_total"] is None
 
+    def test_lone_surrogates_in_names_and_fields_end_no_run(self, tmp_path: Path) -> None:
+        # A file name that is not UTF-8, or a model holding a "\ud800" escape, reached the page's frames, which
+        # pandas 3 keeps in pyarrow: UnicodeEncodeError ended the whole run, nothing written.
+        (tmp_path / "t").mkdir()
+        (tmp_path / "t" / "1.json").write_text('{"run_id": "1", "model": "m\\ud800", "answer": "{\'a\': 1}"}')
+        with open(os.path.join(os.fsencode(tmp_path / "t"), b"caf\xe9.json"), "wb") as handle:
+            handle.write(b'{"run_id": "9", "answer": "1"}')
+        _scenario(tmp_path / "s", "1")
+        run = run_evaluation(tmp_path / "t", tmp_path / "s", tmp_path / "r")
+        assert run.aggregate["totals"]["passed"] == 1
+        assert [item["file"] for item in run.aggregate["unmatched_trajectories"]] == ["caf\udce9.json"]
+        page = (tmp_path / "r" / "_aggregate.html").read_text(encoding="utf-8")
+        assert "caf\\udce9.json" in page and "m\\\\ud800" in page
+
     def test_long_and_odd_run_ids_make_safe_unique_names(self, tmp_path: Path) -> None:
         ids = ["x" * 300, "x" * 300 + "y", "CON", "../../etc/passwd", "a/b", "a_b", "", "é"]
         for index, run_id in enumerate(ids):
