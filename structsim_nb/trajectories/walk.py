@@ -77,7 +77,8 @@ def find_json_files(root: Path, *, skip: Collection[Path] = ()) -> tuple[list[Fo
     Args:
         root: The folder to walk.
         skip: Folders not to enter (compared by their resolved path), such as the reports folder
-            when it lies inside `root`.
+            when it lies inside `root`; one inside `root` is listed in `skipped` whether or not it
+            exists yet (unless a hidden folder holds it).
 
     Returns:
         `(found, skipped)`: `found` sorted by path, files and obstacles together; `skipped` the
