@@ -46,6 +46,6 @@ def escaped(value: Any, depth: int = 0) -> Any:
         return value
     if isinstance(value, dict):
         return {escaped(key, depth + 1): escaped(item, depth + 1) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(escaped(item, depth + 1) for item in value) if type(value) in (list, tuple) else value
+    if type(value) in (list, tuple):
+        return type(value)(escaped(item, depth + 1) for item in value)
     return value

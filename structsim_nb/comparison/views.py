@@ -160,7 +160,7 @@ def _overall(
                 "p_value": _paired.mcnemar_p(fixed, broken) if measure == "pass rate" else math.nan,
             }
         )
-    frame = text_frame(pd.DataFrame, rows, columns=OVERALL_COLUMNS)
+    frame = pd.DataFrame(rows, columns=OVERALL_COLUMNS)  # (our measure names and numbers only)
     score, rate = rows
     headline = {
         "score_baseline": score["baseline"],
