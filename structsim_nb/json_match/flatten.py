@@ -224,17 +224,33 @@ def _has_leaf(value: Any) -> bool:
     return True
 
 
-def fold_keys(flat: dict[Steps, Any]) -> tuple[dict[Steps, Any], dict[Steps, Steps], dict[Steps, list[Steps]]]:
-    """Keys case-folded: `(folded leaves, folded -> original path, collisions folded -> originals)`."""
+def fold_keys(
+    flat: dict[Steps, Any], *, unlike_lower: list[bool] | None = None
+) -> tuple[dict[Steps, Any], dict[Steps, Steps], dict[Steps, list[Steps]]]:
+    """Keys case-folded: `(folded leaves, folded -> original path, collisions folded -> originals)`.
+
+    Each distinct key is folded once. `unlike_lower`: when given, `True` is appended to it if some key folds
+    otherwise than `str.lower` lowers it (`ß` folds to `ss`), as Agenta reads keys.
+    """
     folded: dict[Steps, Any] = {}
     original: dict[Steps, Steps] = {}
     collisions: dict[Steps, list[Steps]] = {}
+    fold: dict[Any, Any] = {}  # step -> its folded form (an index stays as it is)
     for steps, value in flat.items():
-        key = tuple(step.casefold() if isinstance(step, str) else step for step in steps)
+        key = tuple(fold[step] if step in fold else _fold(step, fold, unlike_lower) for step in steps)
         if key in folded:
             collisions.setdefault(key, [original[key]]).append(steps)
         folded[key], original[key] = value, steps
     return folded, original, collisions
+
+
+def _fold(step: Any, fold: dict[Any, Any], unlike_lower: list[bool] | None) -> Any:
+    """`step` case-folded (an index as it is), kept in `fold`; notes in `unlike_lower` a key `lower` reads otherwise."""
+    folded = step.casefold() if isinstance(step, str) else step
+    if unlike_lower is not None and not unlike_lower and isinstance(step, str) and folded != step.lower():
+        unlike_lower.append(True)
+    fold[step] = folded
+    return folded
 
 
 def _prefixes(keys: Iterable[Steps]) -> set[Steps]:
