@@ -41,13 +41,16 @@ class FieldRule:
 
 @dataclass(frozen=True)
 class ElementPlan:
-    """The fields of an element class, in the engine's order, when all of them vectorise."""
+    """The fields of an element class, in the engine's order, when all of them vectorise.
 
-    cls: type
+    It does not hold the class: `_PLANS` is keyed weakly by the class, and a value that held its
+    own key would keep every element class (with its comparators) for the life of the process.
+    """
+
     fields: tuple[FieldRule, ...]
 
 
-#: element class -> its plan or reason; classes are built once per schema, so this stays small.
+#: element class -> its plan or reason; an entry goes with its class (models made in a loop are not kept).
 _PLANS: weakref.WeakKeyDictionary[type, ElementPlan | str] = weakref.WeakKeyDictionary()
 
 
@@ -94,7 +97,7 @@ def _plan(cls: type) -> ElementPlan | str:
         if not weight > 0 or not np.isfinite(weight):
             return f"field {name!r} has weight {weight!r}"
         rules.append(FieldRule(name, comparator, threshold, weight, bool(config.clip_under_threshold)))
-    return ElementPlan(cls, tuple(rules))
+    return ElementPlan(tuple(rules))
 
 
 class ElementColumns:

@@ -25,8 +25,13 @@ from stickler.structured_object_evaluator.models.structured_model import Structu
 
 __all__ = ["read"]
 
-#: class -> (its field names but `extra_fields`, {field: ("one" | "list", nested class)}).
-_KINDS: weakref.WeakKeyDictionary[type, tuple[set[str], dict[str, tuple[str, type]]]] = weakref.WeakKeyDictionary()
+#: class -> (its field names but `extra_fields`, {field: ("one" | "list", nested class, held weakly)}). The
+#: nested class is held weakly: a model that holds itself (a tree of nodes) or two that hold each other would
+#: otherwise keep their own keys alive, and with them every class made in a loop. A class's annotations hold its
+#: nested classes, so a nested class lives as long as its entry.
+_KINDS: weakref.WeakKeyDictionary[type, tuple[set[str], dict[str, tuple[str, weakref.ref[type]]]]] = (
+    weakref.WeakKeyDictionary()
+)
 _FROM_JSON = StructuredModel.from_json.__func__  # type: ignore[attr-defined]
 
 
@@ -73,26 +78,26 @@ def _check_reserved(cls: type[StructuredModel], json_data: Any) -> None:
             )
 
 
-def _kinds(cls: type[StructuredModel]) -> tuple[set[str], dict[str, tuple[str, type]]]:
+def _kinds(cls: type[StructuredModel]) -> tuple[set[str], dict[str, tuple[str, weakref.ref[type]]]]:
     """The answers `ConfigurationHelper.from_json` computes per field, in its order of questions."""
     found = _KINDS.get(cls)
     if found is None:
         names = set(cls.model_fields.keys())
         names.discard("extra_fields")
-        kinds: dict[str, tuple[str, type]] = {}
+        kinds: dict[str, tuple[str, weakref.ref[type]]] = {}
         for name in names:
             annotation = cls.model_fields[name].annotation
             nested: Any
             if ConfigurationHelper._is_structured_model_class(annotation):
-                kinds[name] = ("one", annotation)  # type: ignore[assignment]
+                kinds[name] = ("one", weakref.ref(annotation))  # type: ignore[arg-type]
             elif ConfigurationHelper._is_optional_structured_model(annotation):
                 nested = ConfigurationHelper._extract_structured_class_from_optional(annotation)
                 if nested:
-                    kinds[name] = ("one", nested)
+                    kinds[name] = ("one", weakref.ref(nested))
             elif ConfigurationHelper._is_list_structured_model(annotation):
                 nested = ConfigurationHelper._extract_structured_class_from_list(annotation)
                 if nested:
-                    kinds[name] = ("list", nested)
+                    kinds[name] = ("list", weakref.ref(nested))
         found = (names, kinds)
         _KINDS[cls] = found
     return found
@@ -103,14 +108,15 @@ def _from_json(cls: type[StructuredModel], json_data: dict[str, Any]) -> Structu
     data_copy = json_data.copy()
     names, kinds = _kinds(cls)
     extra_fields = {name: data_copy[name] for name in set(data_copy.keys()) - names}
-    for name, (kind, nested) in kinds.items():
+    for name, (kind, held) in kinds.items():
         if name not in data_copy:
             continue
         value = data_copy[name]
         if kind == "one" and isinstance(value, dict):
-            data_copy[name] = _nested(nested, value)
+            data_copy[name] = _nested(held(), value)  # type: ignore[arg-type]
         elif kind == "list" and isinstance(value, list):
-            data_copy[name] = [_nested(nested, item) if isinstance(item, dict) else item for item in value]
+            nested = held()
+            data_copy[name] = [_nested(nested, item) if isinstance(item, dict) else item for item in value]  # type: ignore[arg-type]
     instance = cls.model_validate(data_copy)
     instance.extra_fields = extra_fields
     return instance

@@ -9,7 +9,9 @@ engine's `munkres` call returns, ties included. Whole documents are compared in
 from __future__ import annotations
 
 import datetime
+import gc
 import warnings
+import weakref
 from decimal import Decimal
 
 import numpy as np
@@ -27,6 +29,8 @@ from stickler.comparators.fuzzy import FuzzyComparator
 from stickler.comparators.levenshtein import LevenshteinComparator
 from stickler.comparators.numeric import NumericComparator
 from stickler.comparators.phone import PhoneComparator
+from stickler.structured_object_evaluator.models.comparable_field import ComparableField
+from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
 from structsim_nb.engine import assignment, pairwise
 from structsim_nb.engine.assignment import assign
@@ -301,6 +305,23 @@ class TestPlan:
 
     def test_phone_comparator_is_really_unsupported(self):
         assert PhoneComparator not in VECTORISERS
+
+    def test_a_plan_does_not_keep_its_class(self):
+        # The plans are keyed weakly by class; a plan that held its class kept every element class (and its
+        # comparators) made in a loop, one per notebook re-run or JSON Schema, for the life of the process.
+        def make() -> type:
+            class Line(StructuredModel):
+                code: str | None = ComparableField(default=None)
+                amount: float | None = ComparableField(default=None)
+
+            return Line
+
+        cls = make()
+        assert isinstance(plan_for(cls), ElementPlan)
+        gone = weakref.ref(cls)
+        del cls
+        gc.collect()
+        assert gone() is None
 
 
 class TestColumnsAgainstEngine:

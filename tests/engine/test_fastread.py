@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -92,3 +94,22 @@ class TestRead:
                 return instance
 
         assert read(Custom, {"name": "x"}).name == "always"
+
+    def test_a_model_that_holds_itself_is_not_kept(self):
+        # The per-class answers are keyed weakly; holding the nested class strongly kept a model that nests
+        # itself (or two that nest each other) for the life of the process, with every class made in a loop.
+        def make() -> type:
+            class Node(StructuredModel):
+                label: str | None = ComparableField(default=None)
+                children: list[Node] | None = None
+
+            Node.model_rebuild(_types_namespace={"Node": Node})
+            return Node
+
+        cls = make()
+        node = read(cls, {"label": "a", "children": [{"label": "b", "children": [{"label": "c"}]}]})
+        assert node.children[0].children[0].label == "c"
+        gone = weakref.ref(cls)
+        del cls, node
+        gc.collect()
+        assert gone() is None
