@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ._owned import owned
 from ._surrogates import text_frame
 
 __all__ = [
@@ -193,15 +194,22 @@ def non_matches_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         A DataFrame with `NON_MATCH_COLUMNS`, in the order given; empty (with those columns)
         when nothing failed. `expected` and `predicted` keep their Python values (objects for
         a list element), so a notebook shows what the right value was. `reading` says when a
-        value at that path did not validate and was read leniently (None otherwise).
+        value at that path did not validate and was read leniently (None otherwise). An object
+        or list value is the frame's own copy: changing it changes nothing in `rows`.
     """
     frame = text_frame(
         pd.DataFrame.from_records,
-        [{column: row.get(column) for column in NON_MATCH_COLUMNS} for row in rows],
+        [{column: _cell(row, column) for column in NON_MATCH_COLUMNS} for row in rows],
         columns=NON_MATCH_COLUMNS,
     )
     frame["similarity"] = frame["similarity"].astype(float)
     return frame
+
+
+def _cell(row: Mapping[str, Any], column: str) -> Any:
+    # The frame's own copy of a value that is an object or a list: editing it leaves the report as it was.
+    value = row.get(column)
+    return owned(value) if column in ("expected", "predicted") else value
 
 
 def explain_frame(explained: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:

@@ -141,6 +141,13 @@ class TestNonMatchesFrame:
         assert frame.loc[1, "expected"] == {"sku": "A"}
         assert frame.loc[0, "predicted"] is None
 
+    def test_an_object_or_list_value_is_the_frames_own(self):
+        row = {"path": "items[0]", "kind": "wrong", "expected": {"sku": "A", "tags": ["x"]}, "predicted": [1, 2]}
+        frame = non_matches_frame([row])
+        frame.loc[0, "expected"]["tags"].clear()
+        frame.loc[0, "predicted"].append(3)
+        assert row == {"path": "items[0]", "kind": "wrong", "expected": {"sku": "A", "tags": ["x"]}, "predicted": [1, 2]}
+
     def test_empty_keeps_columns(self):
         frame = non_matches_frame([])
         assert frame.empty

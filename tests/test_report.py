@@ -203,6 +203,15 @@ class TestNonMatchesFrame:
         assert invented["predicted"]["sku"] == "KB-07"
         assert math.isnan(missed["similarity"])
 
+    def test_editing_an_object_in_the_frame_leaves_the_report_as_it_was(self, invoice_report):
+        saved = invoice_report.model_dump_json()
+        frame = invoice_report.non_matches_frame()
+        invented = frame.iloc[2]["predicted"]
+        assert isinstance(invented, dict)
+        invented.clear()  # a notebook tidying the objects it shows
+        assert invoice_report.model_dump_json() == saved
+        assert invoice_report.non_matches_frame().iloc[2]["predicted"]["sku"] == "KB-07"
+
     def test_every_non_match_is_counted_as_an_error(self, invoice_report):
         cases = invoice_report.cases_frame()
         frame = invoice_report.non_matches_frame()

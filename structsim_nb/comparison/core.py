@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._owned import owned_cells
 from ..errors import ComparisonError
 from . import paired as _paired
 from .render import render_json, render_page, render_repr
@@ -144,9 +145,10 @@ class Comparison:
         Cases compared field by field only. `predicted_before` of an appeared non-match and
         `predicted_after` of a fixed one are the matching value where the output holds it as a
         plain path (a list element's value is left empty: its index is the ground truth's).
-        `changed`: wrong on both sides, but differently (another value, or missed vs wrong).
+        `changed`: wrong on both sides, but differently (another value, or missed vs wrong). An object
+        or list value is the frame's own copy: changing it changes neither the comparison nor the reports.
         """
-        return self._non_matches.copy()
+        return owned_cells(self._non_matches.copy(), ("expected", "predicted_before", "predicted_after"))
 
     def regressions(self) -> pd.DataFrame:
         """What got worse, worst first, with `REGRESSION_COLUMNS`.
