@@ -9,7 +9,10 @@ terminated at once and a caller's executor has its pending chunks cancelled.
 
 `map_ordered` is the general form, for per-item functions that never raise for bad data;
 `score_in_parallel` is `score_dataset`'s, where a chunk that fails as a whole (its worker died)
-is rescored document by document in a one-process quarantine, so a crash names its document.
+is rescored document by document in a one-process quarantine, so a crash names its document. A
+document that cannot be sent to a worker (it does not pickle) is scored in this process, as with
+one worker; a model the workers cannot load (`_workers.ModelNotLoaded`) ends the run with a
+`TypeError`, or moves the rest of it into this process when the caller allows it.
 """
 
 from __future__ import annotations
@@ -20,13 +23,15 @@ import itertools
 import logging
 import multiprocessing
 import os
+import pickle
+import warnings
 import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from ._pairs import Pair
 from ._signals import held_for_fork, raise_if_terminated, sigterm_raises, stop_workers, worker_init
-from ._workers import Scored, WorkerSettings, error_row, score_chunk, wire
+from ._workers import ModelNotLoaded, Scored, WorkerSettings, error_row, score_chunk, wire
 
 logger = logging.getLogger(__name__)
 
@@ -156,19 +161,25 @@ def _close(pool: concurrent.futures.Executor, futures: Iterable[Any], *, own: bo
 class _Quarantine:
     """Scores suspect documents one at a time on a private one-process pool, so a crash names its document.
 
-    Used when a chunk could not be scored as a whole (its worker died, or the executor failed
-    it). Documents queue in order on a single worker, so when that pool breaks, the first
-    unfinished document is the one that killed it: it becomes an error row, and a new pool
-    scores the rest.
+    Used when a chunk could not be scored as a whole (its worker died, the executor failed it, or
+    it could not be sent). Documents queue in order on a single worker, so when that pool breaks,
+    the first unfinished document is the one that killed it: it becomes an error row, and a new
+    pool scores the rest. A document that cannot be sent to a worker at all (it does not pickle:
+    a live lock or client inside it) is scored by `local`, in this process, as with one worker.
     """
 
-    def __init__(self, settings: WorkerSettings, model_name: str) -> None:
+    def __init__(self, settings: WorkerSettings, model_name: str, local: Callable[[Pair], Scored]) -> None:
         self._settings = settings
         self._model_name = model_name
+        self._local = local
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
 
     def score(self, chunk: list[Pair], cause: BaseException) -> list[Scored]:
-        """Score `chunk` document by document; `cause` is why the chunk as a whole failed."""
+        """Score `chunk` document by document; `cause` is why the chunk as a whole failed.
+
+        Raises:
+            ModelNotLoaded: If the worker cannot build the evaluator (the model, not a document, is at fault).
+        """
         logger.warning(
             "cases=<%s..%s>, error=<%s: %s> | chunk failed outside the evaluator, rescoring its documents one by one",
             chunk[0].name,
@@ -181,13 +192,16 @@ class _Quarantine:
             if self._pool is None:
                 self._pool = _new_pool(1)
             pending = chunk[len(results) :]
-            futures = [
-                _submit(self._pool, score_chunk, self._settings, wire([pair], self._settings)) for pair in pending
-            ]
+            futures = [self._send(pair) for pair in pending]
             for pair, future in zip(pending, futures, strict=True):
+                if future is None:
+                    results.append(self._local(pair))
+                    continue
                 try:
                     results.extend(future.result())
                     continue
+                except ModelNotLoaded:
+                    raise
                 except Exception as exc:  # noqa: BLE001 - this document alone failed outside the evaluator
                     logger.warning("case=<%s>, error=<%s> | document could not be scored", pair.name, exc)
                     results.append(_failed(self._model_name, exc, cause))
@@ -196,6 +210,23 @@ class _Quarantine:
                     self.close()
                     break
         return results
+
+    def _send(self, pair: Pair) -> concurrent.futures.Future[list[Scored]] | None:
+        """`pair` submitted alone to the private pool, or None when it cannot be sent (it is scored here)."""
+        assert self._pool is not None
+        try:
+            payload = wire([pair], self._settings)
+            if not isinstance(payload, bytes):  # (sent by value it is pickled already)
+                pickle.dumps(payload)  # what the pool's queue does to it, in its own thread
+        except Exception as exc:  # noqa: BLE001 - any failure to pickle means no worker can have it
+            logger.warning(
+                "case=<%s>, error=<%s: %s> | document cannot be sent to a worker process; scoring it in this process",
+                pair.name,
+                type(exc).__name__,
+                exc,
+            )
+            return None
+        return _submit(self._pool, score_chunk, self._settings, payload)
 
     def close(self, *, now: bool = False) -> None:
         """Stop the private pool, if one is running; `now` terminates its worker mid-document."""
@@ -217,6 +248,12 @@ def _failed(model_name: str, exc: BaseException, cause: BaseException) -> Scored
     )
 
 
+class _NotLoaded(Exception):  # noqa: N818 - internal: carries the chunks left when the workers refused the model
+    def __init__(self, chunk: list[Pair], cause: ModelNotLoaded) -> None:
+        super().__init__(str(cause))
+        self.chunk, self.cause = chunk, cause
+
+
 def score_in_parallel(
     source: Iterator[Pair],
     *,
@@ -225,18 +262,28 @@ def score_in_parallel(
     executor: Any,
     workers: int | None,
     chunk_size: int,
+    local: Callable[[Pair], Scored],
+    fall_back: bool = False,
 ) -> Generator[tuple[Pair, Scored], None, None]:
     """Score `source` in chunks on `executor` (or a pool of `workers` processes), yielding in order.
 
     At most `_IN_FLIGHT_PER_WORKER` chunks per worker are submitted ahead of the one being
     collected, so memory does not grow with the dataset. A chunk that fails as a whole is
     rescored document by document in `_Quarantine`; a pool of our own that broke is replaced.
+    `local` scores one pair in this process: a document that cannot be sent to a worker, and,
+    with `fall_back`, every pair from the first chunk the workers could not score because the
+    model does not load there.
+
+    Raises:
+        TypeError: If the workers cannot build the evaluator (`_workers.ModelNotLoaded`: the model
+            does not load there, or they import another class by its path) and `fall_back` is
+            False. With `fall_back`, a `UserWarning` says so and the rest is scored by `local`.
     """
     own = executor is None
     size = pool_size(workers) if own else 0  # (asked once: a lowered count is warned about once)
     pool: concurrent.futures.Executor = _new_pool(size) if own else _submitter(executor)
     capacity = (size if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
-    quarantine = _Quarantine(settings, model_name)
+    quarantine = _Quarantine(settings, model_name, local)
     inflight: collections.deque[tuple[list[Pair], concurrent.futures.Future[list[Scored]], Any]] = collections.deque()
 
     def replace_pool(broken: Any) -> None:
@@ -249,7 +296,14 @@ def score_in_parallel(
     def submit(chunk: list[Pair]) -> None:
         target = pool
         try:
-            future = _submit(target, score_chunk, settings, wire(chunk, settings))
+            payload = wire(chunk, settings)
+        except Exception as exc:  # noqa: BLE001 - a document that does not pickle: the quarantine scores it here
+            future: concurrent.futures.Future[list[Scored]] = concurrent.futures.Future()
+            future.set_exception(exc)
+            inflight.append((chunk, future, target))
+            return
+        try:
+            future = _submit(target, score_chunk, settings, payload)
         except (concurrent.futures.BrokenExecutor, RuntimeError) as exc:
             if not own:
                 # A broken executor of the caller's: its chunks go to the quarantine instead.
@@ -258,36 +312,54 @@ def score_in_parallel(
             else:
                 replace_pool(target)
                 target = pool
-                future = _submit(target, score_chunk, settings, wire(chunk, settings))
+                future = _submit(target, score_chunk, settings, payload)
         inflight.append((chunk, future, target))
 
     def collect() -> Iterator[tuple[Pair, Scored]]:
         chunk, future, target = inflight.popleft()
         try:
-            results = future.result()
-        except Exception as exc:  # noqa: BLE001 - the worker function never raises; this is the executor
-            if isinstance(exc, concurrent.futures.BrokenExecutor):
-                replace_pool(target)
-            results = quarantine.score(chunk, exc)
+            try:
+                results = future.result()
+            except ModelNotLoaded:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the worker function never raises; this is the executor
+                if isinstance(exc, concurrent.futures.BrokenExecutor):
+                    replace_pool(target)
+                results = quarantine.score(chunk, exc)
+        except ModelNotLoaded as exc:
+            raise _NotLoaded(chunk, exc) from exc
         if len(results) != len(chunk):
             raise RuntimeError(f"a chunk of {len(chunk)} documents came back with {len(results)} results")
         yield from zip(chunk, results, strict=True)
 
+    refused: _NotLoaded | None = None
+    left: list[list[Pair]] = []
     interrupted = True
     try:
         with sigterm_raises():  # SIGTERM stops the workers below, as Ctrl-C does
-            for chunk in _chunks(source, chunk_size):
-                raise_if_terminated()
-                submit(chunk)
-                while len(inflight) >= capacity:
+            try:
+                for chunk in _chunks(source, chunk_size):
+                    raise_if_terminated()
+                    submit(chunk)
+                    while len(inflight) >= capacity:
+                        yield from collect()
+                while inflight:
+                    raise_if_terminated()
                     yield from collect()
-            while inflight:
-                raise_if_terminated()
-                yield from collect()
+            except _NotLoaded as exc:
+                refused, left = exc, [chunk for chunk, _, _ in inflight]
         interrupted = False
     finally:
         quarantine.close(now=interrupted)
         _close(pool, (future for _, future, _ in inflight), own=own, interrupted=interrupted)
+    if refused is None:
+        return
+    message = f"model_cls must load in the worker processes to score there; {model_name} did not: {refused.cause}"
+    if not fall_back:
+        raise TypeError(message) from refused.cause
+    warnings.warn(f"{message}. Scoring in this process, on one core.", UserWarning, stacklevel=2)
+    for pair in itertools.chain(refused.chunk, *left, source):
+        yield pair, local(pair)
 
 
 def _apply_chunk(fn: Callable[[Any], Any], chunk: list[Any]) -> list[Any]:

@@ -6,13 +6,20 @@ becomes an error row (`score_one`), never an exception. A model class workers ca
 name (defined in a notebook, `__main__` or a function) travels by value with cloudpickle
 (`by_value`), and the documents with it (`wire`), so they load as instances of that very class.
 `score_in_process` is the same scoring without workers.
+
+A worker that cannot build the evaluator (the model does not load there, or the class it imports by
+path is not the one this process scores with: `fingerprint`) raises `ModelNotLoaded` for the whole
+run, never an error row per document: the model, not the documents, is at fault.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import logging
 import os
+import warnings
 from collections.abc import Generator, Iterator
 from typing import Any, NamedTuple
 
@@ -25,10 +32,12 @@ from .evaluate import StructuredOutputSimilarity
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "ModelNotLoaded",
     "Scored",
     "WorkerSettings",
     "by_value",
     "error_row",
+    "fingerprint",
     "score_chunk",
     "score_in_process",
     "score_one",
@@ -42,7 +51,8 @@ class WorkerSettings(NamedTuple):
     `model_blob` is the model class itself, pickled by value with cloudpickle, when workers
     cannot import it by `model_path` (a class defined in a notebook, `__main__` or a function);
     the documents then travel by value too, so instances of that class reach the evaluator as
-    the same class.
+    the same class. `model_fingerprint` is this process's `fingerprint` of the evaluator; a worker
+    whose own differs refuses to score (empty: not checked).
     """
 
     model_path: str
@@ -53,6 +63,15 @@ class WorkerSettings(NamedTuple):
     fast_matching: bool = True
     model_blob: bytes | None = None
     strict: bool = False
+    model_fingerprint: str = ""
+
+
+class ModelNotLoaded(Exception):  # noqa: N818 - says what happened, as the message goes on to say why
+    """A worker process could not build the evaluator: the model does not load there, or is another class.
+
+    Raised by the worker for the whole chunk; `_pool` ends the run with a `TypeError` (or, when
+    workers were not asked for, scores in this process with a warning). `args[0]` says why.
+    """
 
 
 class Scored(NamedTuple):
@@ -66,22 +85,64 @@ class Scored(NamedTuple):
 
 @functools.lru_cache(maxsize=8)
 def _evaluator(settings: WorkerSettings) -> StructuredOutputSimilarity:
-    """The evaluator for `settings`, built (and stickler's spec compiled) once per process."""
-    logger.debug("model=<%s>, pid=<%s> | building evaluator", settings.model_path, os.getpid())
-    model: type[BaseModel] | str = settings.model_path
-    if settings.model_blob is not None:
-        import cloudpickle
+    """The evaluator for `settings`, built (and stickler's spec compiled) once per process.
 
-        model = cloudpickle.loads(settings.model_blob)
-    return StructuredOutputSimilarity(
-        model,
-        match_threshold=settings.match_threshold,
-        weight_hints=settings.weight_hints,
-        name=settings.name,
-        non_matches=settings.non_matches,
-        fast_matching=settings.fast_matching,
-        strict=settings.strict,
+    Raises:
+        ModelNotLoaded: If the model does not load here (a module only the parent process has, say),
+            or its `fingerprint` is not `settings.model_fingerprint` (a spawned worker imported the
+            model's file, edited since the parent imported it).
+    """
+    logger.debug("model=<%s>, pid=<%s> | building evaluator", settings.model_path, os.getpid())
+    try:
+        model: type[BaseModel] | str = settings.model_path
+        if settings.model_blob is not None:
+            import cloudpickle
+
+            model = cloudpickle.loads(settings.model_blob)
+        evaluator = StructuredOutputSimilarity(
+            model,
+            match_threshold=settings.match_threshold,
+            weight_hints=settings.weight_hints,
+            name=settings.name,
+            non_matches=settings.non_matches,
+            fast_matching=settings.fast_matching,
+            strict=settings.strict,
+        )
+    except Exception as exc:  # noqa: BLE001 - whatever it is, this process cannot score with the model
+        raise ModelNotLoaded(
+            f"it does not load in a worker process ({type(exc).__name__}: {exc}). Define the model (and what it "
+            "uses) in a module the workers can import, or pass workers=1"
+        ) from None
+    if settings.model_fingerprint and fingerprint(evaluator) != settings.model_fingerprint:
+        raise ModelNotLoaded(
+            f"the worker processes import {settings.model_path or 'it'} as another class than this process's "
+            "(other fields, types or comparison settings): was its file changed after this process imported it? "
+            "Reload it (importlib.reload) or restart the kernel, or pass workers=1"
+        )
+    return evaluator
+
+
+def fingerprint(evaluator: StructuredOutputSimilarity) -> str:
+    """A digest of what scoring with `evaluator` depends on: its model's JSON Schema and its `explain()`.
+
+    Equal for the same class in any process (no object addresses in it); it differs when a field, a
+    type, a nested model, a docstring or a comparison setting (comparator, threshold, weight) does.
+    A validator's code is not in it. A model whose JSON Schema cannot be made counts its field names
+    and annotations instead.
+    """
+    model = evaluator.model_cls
+    with warnings.catch_warnings():  # (pydantic warns of defaults it leaves out of a schema)
+        warnings.simplefilter("ignore")
+        try:
+            schema: Any = model.model_json_schema()
+        except Exception:  # noqa: BLE001 - a type pydantic cannot describe: the fields stand in
+            schema = sorted((name, repr(info.annotation)) for name, info in model.model_fields.items())
+    text = json.dumps(
+        {"schema": schema, "explain": evaluator.explain()},
+        sort_keys=True,
+        default=lambda value: type(value).__qualname__,
     )
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def error_row(model_name: str, kind: str, reason: str) -> Scored:
@@ -107,6 +168,9 @@ def score_chunk(settings: WorkerSettings, chunk: list[tuple[str, Any, Any]] | by
 
     With a model sent by value the chunk arrives as cloudpickle bytes (see `wire`); the
     evaluator is built first, so the documents load as instances of its very class.
+
+    Raises:
+        ModelNotLoaded: If the evaluator cannot be built here (see `_evaluator`).
     """
     evaluator = _evaluator(settings)
     if isinstance(chunk, bytes):

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import functools
 import importlib
 import itertools
 import logging
@@ -41,10 +42,10 @@ from pydantic import BaseModel
 from strands_evals.types.evaluation import EvaluationData, EvaluationOutput
 
 from ._heap import young_collections_only
-from ._pairs import pair_source, read_pairs
+from ._pairs import Pair, pair_source, read_pairs
 from ._pool import DEFAULT_CHUNK_SIZE, cores, map_ordered, score_in_parallel
 from ._signals import sigterm_raises
-from ._workers import WorkerSettings, by_value, score_in_process
+from ._workers import Scored, WorkerSettings, by_value, fingerprint, score_in_process, score_one
 from .evaluate import StructuredOutputSimilarity
 from .report import StructuredOutputReport
 
@@ -68,6 +69,12 @@ def _dotted_path(model_cls: type[BaseModel]) -> str | None:
     except (ImportError, AttributeError):
         return None
     return path if resolved is model_cls else None
+
+
+def _score_here(evaluator: StructuredOutputSimilarity, pair: Pair) -> Scored:
+    """One pair scored in this process (a document no worker can receive, or every pair when no worker can load
+    the model)."""
+    return score_one(evaluator, pair.name, pair.expected, pair.actual)
 
 
 def score_dataset(
@@ -103,7 +110,11 @@ def score_dataset(
             sent to them by value with cloudpickle, documents included, so a notebook's model
             scores on every core too. One that cannot be pickled either raises `TypeError` when
             workers were asked for, and with `workers=None` scores in this process with a
-            `UserWarning` saying so.
+            `UserWarning` saying so. The same holds for a model the workers cannot load (one that
+            uses a module only this process has), or that they import as another class (its file
+            was edited after this process imported it, and the workers are spawned, as on macOS):
+            each worker checks it has this process's model (`_workers.fingerprint`: its JSON Schema
+            and `explain()`) before it scores.
         match_threshold: Forwarded to `StructuredOutputSimilarity`. Default 0.7.
         weight_hints: Forwarded to `StructuredOutputSimilarity`. Default False.
         non_matches: Forwarded to `StructuredOutputSimilarity`. Default True.
@@ -133,7 +144,7 @@ def score_dataset(
     Raises:
         TypeError: If `pairs` or one of its items has the wrong shape (the message names the
             item), or workers were asked for and `model_cls` can be neither imported by them nor
-            pickled by value (the message says why).
+            pickled by value, or does not load in them as this process's class (the message says why).
         ValueError: If `workers`, `chunk_size` or `match_threshold` is out of range.
         PairsFileError: If `pairs` is a file with a line that is not a pair (naming the line).
         KeyboardInterrupt: On Ctrl-C; pending work is cancelled, the worker processes are
@@ -144,7 +155,9 @@ def score_dataset(
     Notes:
         A document whose scoring raises, or whose worker process dies, becomes an error row:
         score 0.0, `test_pass` False, `metadata["error"]` `"raised"` or `"crashed"`, and the
-        reason naming the exception; `cases_frame()` shows it with status `error`. Rows the
+        reason naming the exception; `cases_frame()` shows it with status `error`. A document
+        that cannot be sent to a worker (it does not pickle: a lock or a live client inside it)
+        is scored in this process, with a logged warning, so it gets the row `workers=1` gives. Rows the
         `Experiment` records for an evaluator error carry no detail row at all; this is the
         one place the two differ.
 
@@ -206,13 +219,30 @@ def score_dataset(
                 "model=<%s> | model is not importable by dotted path | sending it to the workers by value",
                 evaluator.model_cls.__qualname__,
             )
-    settings = WorkerSettings(path or "", match_threshold, weight_hints, name, non_matches, fast_matching, blob, strict)
     model_name = evaluator.model_cls.__name__
     if executor is None and workers == 1:
         results = score_in_process(evaluator, source)
     else:
+        settings = WorkerSettings(
+            path or "",
+            match_threshold,
+            weight_hints,
+            name,
+            non_matches,
+            fast_matching,
+            blob,
+            strict,
+            fingerprint(evaluator),
+        )
         results = score_in_parallel(
-            source, settings=settings, model_name=model_name, executor=executor, workers=workers, chunk_size=chunk_size
+            source,
+            settings=settings,
+            model_name=model_name,
+            executor=executor,
+            workers=workers,
+            chunk_size=chunk_size,
+            local=functools.partial(_score_here, evaluator),
+            fall_back=not asked,
         )
     logger.debug("pairs=<%s>, workers=<%s>, executor=<%s> | scoring dataset", total, workers, type(executor).__name__)
 

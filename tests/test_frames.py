@@ -146,7 +146,12 @@ class TestNonMatchesFrame:
         frame = non_matches_frame([row])
         frame.loc[0, "expected"]["tags"].clear()
         frame.loc[0, "predicted"].append(3)
-        assert row == {"path": "items[0]", "kind": "wrong", "expected": {"sku": "A", "tags": ["x"]}, "predicted": [1, 2]}
+        assert row == {
+            "path": "items[0]",
+            "kind": "wrong",
+            "expected": {"sku": "A", "tags": ["x"]},
+            "predicted": [1, 2],
+        }
 
     def test_empty_keeps_columns(self):
         frame = non_matches_frame([])

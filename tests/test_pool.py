@@ -6,12 +6,14 @@ import concurrent.futures
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers import communicate_or_kill
 from invoice_corpus import MODEL, assert_only_row_failed, experiment_report, head, make_pairs
+from pydantic import BaseModel, PrivateAttr
 
 from structsim_nb import StructuredOutputReport, score_dataset
 
@@ -44,7 +46,39 @@ class ExitOnUnpickle:
         return (os._exit, (13,))
 
 
+class Handle(BaseModel):
+    """An extractor's result object carrying a live lock: it scores, but no process can receive it."""
+
+    invoice_id: str
+    vendor_name: str
+    _lock: Any = PrivateAttr(default_factory=threading.Lock)
+
+
+def _local_model() -> type[BaseModel]:
+    class Local(BaseModel):  # defined in a function: workers get it by value (pydantic keeps this namespace)
+        invoice_id: str
+        vendor_name: str
+
+    return Local
+
+
 class TestBadDocuments:
+    @pytest.mark.parametrize("sent", ["by path", "by value"])
+    def test_a_document_no_worker_can_receive_is_scored_here(self, sent, caplog):
+        # By path the pool's queue fails to pickle it (in its own thread); by value `wire` does, in this process.
+        model: Any = MODEL if sent == "by path" else _local_model()
+        pairs: list[Any] = [
+            ({"invoice_id": str(i), "vendor_name": "Acme"}, {"invoice_id": str(i), "vendor_name": "Acme"})
+            for i in range(6)
+        ]
+        pairs[3] = (pairs[3][0], Handle(invoice_id="3", vendor_name="Acme Ltd"))
+        one = score_dataset(pairs, model_cls=model, workers=1, progress=False)
+        with caplog.at_level("WARNING", logger="structsim_nb._pool"):
+            two = score_dataset(pairs, model_cls=model, workers=2, chunk_size=2, progress=False)
+        assert two.model_dump_json() == one.model_dump_json()
+        assert "error" not in (two.detailed_results[3][0].metadata or {})
+        assert "cannot be sent to a worker process; scoring it in this process" in caplog.text
+
     def test_a_document_that_kills_its_worker_is_one_error_row(self, pairs, reference):
         bad = [dict(pair) for pair in pairs[:100]]
         bad[37]["actual"] = ExitOnUnpickle()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,10 @@ import pytest
 from invoice_corpus import MODEL, assert_only_row_failed, experiment_report, head, make_pairs
 from pydantic import BaseModel
 
-from structsim_nb import StructuredOutputReport, score_dataset
+from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
+from structsim_nb._workers import ModelNotLoaded, WorkerSettings, _evaluator, fingerprint
+from structsim_nb.dataset import MIN_PARALLEL_DOCS
+from structsim_nb.demo import Invoice
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +63,97 @@ class TestBadInput:
         with pytest.raises(TypeError, match="importable by dotted path or picklable by value") as error:
             score_dataset(pairs, model_cls=Locked, workers=2)
         assert "lock" in str(error.value) and "workers=1" in str(error.value)
+
+
+class OnlyHere:
+    """A class attribute that unpickles only in the process that made it, as a module built in a notebook cell."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+
+    def __reduce__(self) -> tuple[Any, tuple[int]]:
+        return _only_in, (self.pid,)
+
+
+def _only_in(pid: int) -> OnlyHere:
+    if os.getpid() != pid:
+        raise ImportError("No module named 'nb_helpers'")
+    return OnlyHere()
+
+
+def _unloadable_model() -> type[BaseModel]:
+    class Doc(BaseModel):  # defined in a function: sent by value; it unpickles here, not in a worker
+        marker: ClassVar[Any] = OnlyHere()
+        name: str
+
+    return Doc
+
+
+class TestModelsWorkersCannotLoad:
+    def test_workers_asked_for_give_a_type_error_naming_why(self):
+        pairs = [({"name": f"n{i}"}, {"name": f"n{i}"}) for i in range(6)]
+        with pytest.raises(TypeError, match="must load in the worker processes") as error:
+            score_dataset(pairs, model_cls=_unloadable_model(), workers=2, chunk_size=2, progress=False)
+        assert "nb_helpers" in str(error.value) and "workers=1" in str(error.value)
+
+    def test_by_default_the_run_moves_into_this_process_with_a_warning(self):
+        pairs = [({"name": f"n{i}"}, {"name": f"n{i % 7}"}) for i in range(MIN_PARALLEL_DOCS)]
+        model = _unloadable_model()
+        here = score_dataset(pairs, model_cls=model, workers=1, progress=False)
+        with pytest.warns(UserWarning, match="Scoring in this process, on one core"):
+            fell_back = score_dataset(pairs, model_cls=model, chunk_size=4, progress=False)
+        assert fell_back.model_dump_json() == here.model_dump_json()
+
+    def test_a_worker_with_another_class_refuses_to_score(self):
+        evaluator = StructuredOutputSimilarity(MODEL)
+        settings = WorkerSettings(MODEL, 0.7, False, None, True, model_fingerprint=fingerprint(evaluator))
+        assert _evaluator(settings).model_cls is evaluator.model_cls
+
+        class Edited(Invoice):  # the class a worker would import after a field was added to the file
+            reference: str | None = None
+
+        stale = settings._replace(model_fingerprint=fingerprint(StructuredOutputSimilarity(Edited)))
+        with pytest.raises(ModelNotLoaded, match="another class than this process's"):
+            _evaluator(stale)
+
+
+FINGERPRINT_SCRIPT = r"""
+import importlib, json, multiprocessing, pathlib, sys
+multiprocessing.set_start_method("spawn")  # as on macOS: workers import the model's file afresh
+where = pathlib.Path(sys.argv[1])
+sys.path.insert(0, str(where))
+(where / "models_edited.py").write_text(
+    "from pydantic import BaseModel\nclass Doc(BaseModel):\n    description: str\n    qty: int | None = None\n"
+)
+import models_edited
+from structsim_nb import score_dataset
+
+if __name__ == "__main__":
+    truth = {"description": "blue widget", "qty": 1, "ref": "A1"}
+    pairs = [(truth, {**truth, "ref": "B2"})] * 4
+    before = score_dataset(pairs, model_cls=models_edited.Doc, workers=2, progress=False).scores
+    (where / "models_edited.py").write_text(  # edited in the editor; the notebook does not re-import it
+        "from pydantic import BaseModel\nclass Doc(BaseModel):\n    description: str\n    qty: int | None = None\n"
+        "    ref: str | None = None\n"
+    )
+    importlib.invalidate_caches()
+    try:
+        score_dataset(pairs, model_cls=models_edited.Doc, workers=2, progress=False)
+        after = "scored"
+    except TypeError as exc:
+        after = str(exc)
+    print(json.dumps({"before": before, "after": after}))
+"""
+
+
+def test_spawned_workers_that_import_an_edited_model_file_refuse_it(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", FINGERPRINT_SCRIPT, str(tmp_path)], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["before"] == [1.0] * 4  # the same class in the workers: they score
+    assert "another class than this process's" in result["after"] and "importlib.reload" in result["after"]
 
 
 # -- models defined where workers cannot import them -------------------------------------------

@@ -159,9 +159,7 @@ def test_fixed_non_matches_show_the_value_before_and_the_value_now(baseline, imp
     assert plain["predicted_after"] == plain["expected"] and plain["predicted_before"] != plain["expected"]
 
 
-def test_editing_an_object_in_the_non_matches_frame_changes_neither_the_comparison_nor_the_reports(
-    baseline, improved
-):
+def test_editing_an_object_in_the_non_matches_frame_changes_neither_the_comparison_nor_the_reports(baseline, improved):
     comparison = compare(baseline, improved)
     saved, page = baseline.model_dump_json(), comparison.to_json()
     changes = comparison.non_matches_frame()
