@@ -378,12 +378,15 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         elements has a vectorised equivalent of its comparator (the pair-similarity matrix is
         built in one pass; results are identical to the engine's), else `"engine: <reason>"`
         (the engine compares the elements pair by pair), or `"engine: fast_matching=False"`.
+        A list whose elements may be null (`List[Optional[Model]]`, or JSON Schema items `anyOf`
+        an object and null) is such a list too; when it can be vectorised, `matching` says
+        `"vectorised, or the engine's path for a list holding a null"`.
         """
         from .engine.fastmatch import ElementPlan, plan_for
         from .engine.listmatch import model_paths
 
         explained: dict[str, dict[str, Any]] = super().explain()
-        for path, element, in_list in model_paths(self._spec.eval_model):
+        for path, element, in_list, nullable in model_paths(self._spec.eval_model):
             entry = explained.get(path)
             if entry is None:
                 continue
@@ -394,7 +397,11 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
                 entry["matching"] = "engine: fast_matching=False"
                 continue
             plan = plan_for(element)
-            entry["matching"] = "vectorised" if isinstance(plan, ElementPlan) else f"engine: {plan}"
+            if not isinstance(plan, ElementPlan):
+                entry["matching"] = f"engine: {plan}"
+            else:
+                or_null = ", or the engine's path for a list holding a null" if nullable else ""
+                entry["matching"] = f"vectorised{or_null}"
         return explained
 
     def to_dict(self) -> dict[str, Any]:

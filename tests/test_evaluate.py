@@ -344,6 +344,42 @@ class TestExplainSaysWhatApplies:
         assert "LevenshteinComparator and threshold 0.5 are not used" in line_items["why"]
         assert line_items["matching"] == "vectorised" and line_items["weight"] == 2.0
 
+    def test_a_list_of_optional_models_is_such_a_list_too(self):
+        # `list[Item | None]`, and a JSON Schema array of `anyOf` an object and null: the engine pairs the elements
+        # by Hungarian assignment at the element's threshold, as for any list of models.
+        class NullableOrder(StructuredModel):
+            items: list[HandItem | None] = ComparableField(default=[], comparator=ExactComparator(), threshold=0.99)
+
+        from_schema = StructuredModel.from_json_schema(
+            {
+                "type": "object",
+                "x-aws-stickler-model-name": "Rows",
+                "properties": {
+                    "rows": {
+                        "type": "array",
+                        "items": {
+                            "anyOf": [{"type": "object", "properties": {"sku": {"type": "string"}}}, {"type": "null"}]
+                        },
+                    }
+                },
+            }
+        )
+        for model, path, threshold in ((NullableOrder, "items", 0.5), (from_schema, "rows", 0.7)):
+            entry = StructuredOutputSimilarity(model).explain()[path]
+            assert (entry["comparator"], entry["threshold"], entry["clip_under_threshold"]) == (
+                "Hungarian (per-element StructuredModel)",
+                threshold,
+                False,
+            )
+            assert entry["matching"] == "vectorised, or the engine's path for a list holding a null"
+        evaluator = StructuredOutputSimilarity(NullableOrder)
+        for extra in ([], [None]):  # a pair at the element threshold 0.5 is kept, not clipped, either path
+            truth, output = (
+                NullableOrder(items=[HandItem(sku="A", name="x"), *extra]),
+                NullableOrder(items=[HandItem(sku="A"), *extra]),
+            )
+            assert score(evaluator, truth, output).metadata["field_scores"]["items"] == (0.5 if not extra else 0.75)
+
     def test_inferred_models_keep_what_stickler_says_but_lists_are_not_clipped(self):
         explained = StructuredOutputSimilarity(Invoice, match_threshold=0.8).explain()
         entry = explained["line_items"]

@@ -118,39 +118,53 @@ class MatchOnceSpec(EvalSpec):  # type: ignore[misc]
 
 def list_paths(model_cls: type) -> Iterator[tuple[str, type]]:
     """Every `List[Model]` field reachable from an eval model: `(dotted path, element class)`."""
-    for path, inner, is_list in model_paths(model_cls):
+    for path, inner, is_list, _ in model_paths(model_cls):
         if is_list:
             yield path, inner
 
 
-def model_paths(model_cls: type) -> Iterator[tuple[str, type, bool]]:
-    """Every field of an eval model holding models: `(dotted path, model class, whether in a list)`, depth first."""
+def model_paths(model_cls: type) -> Iterator[tuple[str, type, bool, bool]]:
+    """Every field of an eval model holding models, depth first: `(dotted path, model class, whether in a list,
+    whether the list's elements may be null)`.
+
+    A list of optional models (`List[Optional[Model]]`, or a JSON Schema array whose items are `anyOf`
+    an object and null) is a list of that model: the engine matches it as one.
+    """
     yield from _walk(model_cls, "", set())
 
 
-def _walk(cls: type, prefix: str, seen: set[type]) -> Iterator[tuple[str, type, bool]]:
+def _walk(cls: type, prefix: str, seen: set[type]) -> Iterator[tuple[str, type, bool, bool]]:
     if cls in seen:
         return
     seen = seen | {cls}
     for name, info in getattr(cls, "model_fields", {}).items():
         if name == "extra_fields":
             continue
-        for inner, is_list in _models_in(info.annotation):
-            yield prefix + name, inner, is_list
+        for inner, is_list, nullable in _models_in(info.annotation):
+            yield prefix + name, inner, is_list, nullable
             yield from _walk(inner, f"{prefix}{name}.", seen)
 
 
-def _models_in(annotation: Any) -> Iterator[tuple[type, bool]]:
-    """StructuredModel classes in an annotation, and whether each sits in a list."""
-    if isinstance(annotation, type) and issubclass(annotation, StructuredModel):
-        yield annotation, False
+def _models_in(annotation: Any) -> Iterator[tuple[type, bool, bool]]:
+    """StructuredModel classes in an annotation, whether each sits in a list, and whether that list's elements
+    may be null."""
+    if _is_model(annotation):
+        yield annotation, False, False
         return
     origin = get_origin(annotation)
     for arg in get_args(annotation):
-        if origin is list and isinstance(arg, type) and issubclass(arg, StructuredModel):
-            yield arg, True
-        elif origin is not list:
+        if origin is not list:
             yield from _models_in(arg)
+        elif _is_model(arg):
+            yield arg, True, False
+        else:
+            options = [option for option in get_args(arg) if option is not type(None)]
+            if len(options) == 1 and len(get_args(arg)) == 2 and _is_model(options[0]):
+                yield options[0], True, True
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, StructuredModel)
 
 
 class _Engine(ComparisonEngine):  # type: ignore[misc]
