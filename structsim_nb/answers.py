@@ -595,9 +595,10 @@ def _find_fences(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def _fenced_or_embedded(text: str, start: int, end: int, budget: Budget) -> ParsedAnswer | None:
     """The last fenced structure, unless an embedded structure ends after its fence.
 
-    A block whose content is not one structure may be no block: its closing backticks may sit in a
-    string of a structure that parses across them (`[{"```": 1}]` after an opening fence). Then that
-    structure is the answer, found as the last structure in the region.
+    A block whose content is not one structure may be no block: its opening or closing backticks may
+    sit in a string of a structure that parses across them (`[{"```": 1}]` after an opening fence, or
+    a value such as "```x```" inside a fenced object). Then that structure is the answer, found as the
+    last structure in the region.
     """
     fenced: ParsedAnswer | None = None
     fence_end = start
@@ -609,8 +610,12 @@ def _fenced_or_embedded(text: str, start: int, end: int, budget: Budget) -> Pars
                 with budget.ahead():  # (the searches below read the same in their turn)
                     last.append(_embedded(text, start, end, budget))
             across = last[0]
-            if across is not None and across.span is not None and across.span[0] < content_end < across.span[1]:
-                return across
+            if across is not None and across.span is not None:
+                inside = (
+                    across.span[0] < content_start < across.span[1] or across.span[0] < content_end < across.span[1]
+                )
+                if inside:
+                    return across
             found = _embedded(text, content_start, content_end, budget)
         if found is not None and found.form != "count":
             fenced = ParsedAnswer(

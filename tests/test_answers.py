@@ -567,6 +567,17 @@ def test_a_block_read_early_says_its_refusal_in_its_turn(text: str, reason: str)
         ('```json\n[[], {"```": null}]\n```', "embedded", [[], {"```": None}]),
         ('x ```\n{"a": 1} and [2]\n```', "fenced", [2]),  # prose in a block: its last structure
         ('```\nsee {"a": 1}\n```\n```json\n{"b": 2}\n```', "fenced", {"b": 2}),
+        # A value holding fences inside a fenced object: the backticks in its string open no block either.
+        (
+            'Here it is:\n```json\n{"t": 1, "items": [{"label": "```x```", "k": 1}, {"k": 2}]}\n```\nDone.',
+            "embedded",
+            {"t": 1, "items": [{"label": "```x```", "k": 1}, {"k": 2}]},
+        ),
+        (
+            '```json\n{"code": "```py\\nprint(1)\\n```", "ok": true}\n```',
+            "embedded",
+            {"code": "```py\nprint(1)\n```", "ok": True},
+        ),
     ],
 )
 def test_backticks_inside_a_structure_close_no_block(text: str, form: str, value: object) -> None:
