@@ -19,9 +19,9 @@ import hashlib
 import json
 import logging
 import os
-import warnings
+import re
 from collections.abc import Generator, Iterator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, get_args
 
 from pydantic import BaseModel
 from strands_evals.types.evaluation import EvaluationData, EvaluationOutput
@@ -123,26 +123,45 @@ def _evaluator(settings: WorkerSettings) -> StructuredOutputSimilarity:
 
 
 def fingerprint(evaluator: StructuredOutputSimilarity) -> str:
-    """A digest of what scoring with `evaluator` depends on: its model's JSON Schema and its `explain()`.
+    """A digest of what scoring with `evaluator` depends on: its fields and their types, and its `explain()`.
 
-    Equal for the same class in any process (no object addresses in it); it differs when a field, a
-    type, a nested model, a docstring or a comparison setting (comparator, threshold, weight) does.
-    A validator's code is not in it. A model whose JSON Schema cannot be made counts its field names
-    and annotations instead.
+    The fields are those of its model and of every model its annotations name (nested models,
+    list elements), each with its annotation as written out (`repr`, object addresses removed); the
+    `explain()` entries give each path's comparator, threshold and weight. Equal for the same class
+    in any process, whatever the hash seed (no defaults, whose sets print in hash order, and no
+    addresses in it); it differs when a field is added, removed, renamed or retyped, or a comparison
+    setting changes. A validator's code and a default value are not in it.
     """
-    model = evaluator.model_cls
-    with warnings.catch_warnings():  # (pydantic warns of defaults it leaves out of a schema)
-        warnings.simplefilter("ignore")
-        try:
-            schema: Any = model.model_json_schema()
-        except Exception:  # noqa: BLE001 - a type pydantic cannot describe: the fields stand in
-            schema = sorted((name, repr(info.annotation)) for name, info in model.model_fields.items())
-    text = json.dumps(
-        {"schema": schema, "explain": evaluator.explain()},
-        sort_keys=True,
-        default=lambda value: type(value).__qualname__,
-    )
+    fields = sorted(_fields_of(evaluator.model_cls, set()))
+    text = json.dumps({"fields": fields, "explain": evaluator.explain()}, sort_keys=True, default=_type_name)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+#: An object's address as `repr` writes it (`<function clean at 0x7f...>`): another in every process.
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _fields_of(model: type, seen: set[type]) -> list[tuple[str, str, str]]:
+    """`(model, field, annotation)` for `model` and every pydantic model its annotations name, each once."""
+    if model in seen:
+        return []
+    seen.add(model)
+    found = []
+    for name, info in getattr(model, "model_fields", {}).items():
+        found.append((model.__qualname__, name, _ADDRESS.sub("", repr(info.annotation))))
+        for named in _models_named(info.annotation):
+            found += _fields_of(named, seen)
+    return found
+
+
+def _models_named(annotation: Any) -> list[type]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [model for argument in get_args(annotation) for model in _models_named(argument)]
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__qualname__
 
 
 def error_row(model_name: str, kind: str, reason: str) -> Scored:

@@ -117,6 +117,67 @@ class TestModelsWorkersCannotLoad:
             _evaluator(stale)
 
 
+ODD_MODELS = r"""
+import enum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+
+
+def clean(value: Any) -> Any:
+    return value.strip() if isinstance(value, str) else value
+
+
+class Handle:  # an arbitrary type: pydantic can make no JSON Schema of the model
+    pass
+
+
+class Shade(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+    BLUE = "blue"
+    CYAN = "cyan"
+
+
+class Paint(BaseModel):
+    shades: set[Shade] = set(Shade)  # a default printed in hash order
+    kind: Literal["a", "b"] | None = None
+
+
+class Raw(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    handle: Handle | None = None
+    tags: list[Annotated[str, BeforeValidator(clean)]] = []  # its repr holds the function's address
+"""
+
+FINGERPRINT_OF = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from odd_models import Paint, Raw
+from structsim_nb import StructuredOutputSimilarity
+from structsim_nb._workers import fingerprint
+print([fingerprint(StructuredOutputSimilarity(model)) for model in (Paint, Raw)])
+"""
+
+
+def test_the_same_class_has_the_same_fingerprint_in_any_process(tmp_path):
+    # A fingerprint that differed for the same class (a set default in hash order, a function's address in an
+    # annotation) would make spawned workers refuse a model they have: every process must agree.
+    (tmp_path / "odd_models.py").write_text(ODD_MODELS, encoding="utf-8")
+    prints = set()
+    for seed in ("0", "1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-c", FINGERPRINT_OF, str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        assert done.returncode == 0, done.stderr
+        prints.add(done.stdout.strip())
+    assert len(prints) == 1
+
+
 FINGERPRINT_SCRIPT = r"""
 import importlib, json, multiprocessing, pathlib, sys
 multiprocessing.set_start_method("spawn")  # as on macOS: workers import the model's file afresh
