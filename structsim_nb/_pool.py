@@ -357,7 +357,8 @@ def score_in_parallel(
     message = f"model_cls must load in the worker processes to score there; {model_name} did not: {refused.cause}"
     if not fall_back:
         raise TypeError(message) from refused.cause
-    warnings.warn(f"{message}. Scoring in this process, on one core.", UserWarning, stacklevel=2)
+    # stacklevel 3: the line that called score_dataset (2 is score_dataset's loop over this generator).
+    warnings.warn(f"{message}. Scoring in this process, on one core.", UserWarning, stacklevel=3)
     for pair in itertools.chain(refused.chunk, *left, source):
         yield pair, local(pair)
 

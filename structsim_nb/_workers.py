@@ -21,7 +21,7 @@ import logging
 import os
 import re
 from collections.abc import Generator, Iterator
-from typing import Any, NamedTuple, get_args
+from typing import Annotated, Any, Literal, NamedTuple, get_args, get_origin
 
 from pydantic import BaseModel
 from strands_evals.types.evaluation import EvaluationData, EvaluationOutput
@@ -123,22 +123,33 @@ def _evaluator(settings: WorkerSettings) -> StructuredOutputSimilarity:
 
 
 def fingerprint(evaluator: StructuredOutputSimilarity) -> str:
-    """A digest of what scoring with `evaluator` depends on: its fields and their types, and its `explain()`.
+    """A digest of what scoring with `evaluator` depends on: its fields and their types, its `explain()`, and
+    every comparator's settings.
 
     The fields are those of its model and of every model its annotations name (nested models,
-    list elements), each with its annotation as written out (`repr`, object addresses removed); the
-    `explain()` entries give each path's comparator, threshold and weight. Equal for the same class
-    in any process, whatever the hash seed (no defaults, whose sets print in hash order, and no
-    addresses in it); it differs when a field is added, removed, renamed or retyped, or a comparison
-    setting changes. A validator's code and a default value are not in it.
+    list elements), each with its annotation written out (`_annotation_text`); `explain()` gives
+    each path's comparator, threshold and weight, and the comparators of stickler's eval model add
+    their settings (a tolerance, a fuzzy method). Everything is written in a canonical form
+    (`_canonical`: sets sorted, functions and classes by name, no object addresses), so it is equal
+    for the same class in any process, whatever the hash seed; it differs when a field is added,
+    removed, renamed or retyped, or a comparison setting changes. A validator's code and a
+    default value are not in it.
     """
-    fields = sorted(_fields_of(evaluator.model_cls, set()))
-    text = json.dumps({"fields": fields, "explain": evaluator.explain()}, sort_keys=True, default=_type_name)
+    text = json.dumps(
+        {
+            "fields": sorted(_fields_of(evaluator.model_cls, set())),
+            "explain": _canonical(evaluator.explain()),
+            "comparators": _comparators_of(evaluator),
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 #: An object's address as `repr` writes it (`<function clean at 0x7f...>`): another in every process.
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+#: How deep `_canonical` reads into an object's attributes.
+_DEEPEST = 4
 
 
 def _fields_of(model: type, seen: set[type]) -> list[tuple[str, str, str]]:
@@ -148,7 +159,7 @@ def _fields_of(model: type, seen: set[type]) -> list[tuple[str, str, str]]:
     seen.add(model)
     found = []
     for name, info in getattr(model, "model_fields", {}).items():
-        found.append((model.__qualname__, name, _ADDRESS.sub("", repr(info.annotation))))
+        found.append((model.__qualname__, name, _annotation_text(info.annotation)))
         for named in _models_named(info.annotation):
             found += _fields_of(named, seen)
     return found
@@ -160,8 +171,66 @@ def _models_named(annotation: Any) -> list[type]:
     return [model for argument in get_args(annotation) for model in _models_named(argument)]
 
 
-def _type_name(value: Any) -> str:
-    return type(value).__qualname__
+def _annotation_text(annotation: Any) -> str:
+    """An annotation written out the same in every process: classes by name, `Annotated` metadata canonical."""
+    origin, arguments = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        metadata = json.dumps(_canonical(list(annotation.__metadata__)), sort_keys=True)
+        return f"Annotated[{_annotation_text(arguments[0])}, {metadata}]"
+    if origin is Literal:
+        return f"Literal[{json.dumps(_canonical(list(arguments)), sort_keys=True)}]"
+    if origin is not None:
+        return f"{_annotation_text(origin)}[{', '.join(_annotation_text(argument) for argument in arguments)}]"
+    if isinstance(annotation, type):
+        return f"{annotation.__module__}.{annotation.__qualname__}"
+    return _ADDRESS.sub("", repr(annotation))
+
+
+def _canonical(value: Any, depth: int = 0) -> Any:
+    """`value` as JSON data written the same in every process: sets sorted, callables and classes by name, other
+    objects as their type and attributes (to `_DEEPEST` levels), no addresses."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return repr(value)  # (NaN and infinities too)
+    if isinstance(value, dict):
+        return [[_canonical(key, depth), _canonical(item, depth)] for key, item in sorted(value.items(), key=_by_text)]
+    if isinstance(value, (list, tuple)):
+        return [_canonical(item, depth) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_canonical(item, depth) for item in value), key=_text)
+    if isinstance(value, type):
+        return f"{value.__module__}.{value.__qualname__}"
+    if callable(value) and hasattr(value, "__qualname__"):  # (by name only: rapidfuzz's module names the CPU's SIMD)
+        return str(value.__qualname__)
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, dict) and depth < _DEEPEST:
+        return [type(value).__qualname__, _canonical(attributes, depth + 1)]
+    return _ADDRESS.sub("", repr(value)) if depth < _DEEPEST else type(value).__qualname__
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _by_text(item: tuple[Any, Any]) -> str:
+    return _text(_canonical(item[0]))
+
+
+def _comparators_of(evaluator: StructuredOutputSimilarity) -> list[Any]:
+    """Each field's comparator in stickler's eval model (nested models too), with its settings, canonical."""
+    from .engine.listmatch import model_paths
+
+    model = evaluator._spec.eval_model  # (the evaluator's own spec: the model stickler compares)
+    found = []
+    for path, cls in [("", model), *((path, cls) for path, cls, _, _ in model_paths(model))]:
+        for name in getattr(cls, "model_fields", {}):
+            try:
+                comparator = cls._get_comparison_info(name).comparator
+            except Exception:  # noqa: BLE001 - a field without a comparison of its own (explain() covers it)
+                continue
+            found.append([path, name, _canonical(comparator)])
+    return found
 
 
 def error_row(model_name: str, kind: str, reason: str) -> Scored:

@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 import pytest
 from invoice_corpus import MODEL, assert_only_row_failed, experiment_report, head, make_pairs
 from pydantic import BaseModel
+from stickler import ComparableField, StructuredModel
+from stickler.comparators import NumericComparator
 
 from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
 from structsim_nb._workers import ModelNotLoaded, WorkerSettings, _evaluator, fingerprint
@@ -104,6 +106,20 @@ class TestModelsWorkersCannotLoad:
             fell_back = score_dataset(pairs, model_cls=model, chunk_size=4, progress=False)
         assert fell_back.model_dump_json() == here.model_dump_json()
 
+    def test_a_changed_comparator_setting_changes_the_fingerprint(self):
+        def bill(tolerance: float) -> type[StructuredModel]:
+            class Bill(StructuredModel):
+                total: float | None = ComparableField(
+                    default=None, comparator=NumericComparator(absolute_tolerance=tolerance), threshold=0.9
+                )
+
+            return Bill
+
+        def of(tolerance: float) -> str:
+            return fingerprint(StructuredOutputSimilarity(bill(tolerance)))
+
+        assert of(5.0) == of(5.0) != of(0.0)
+
     def test_a_worker_with_another_class_refuses_to_score(self):
         evaluator = StructuredOutputSimilarity(MODEL)
         settings = WorkerSettings(MODEL, 0.7, False, None, True, model_fingerprint=fingerprint(evaluator))
@@ -118,6 +134,7 @@ class TestModelsWorkersCannotLoad:
 
 
 ODD_MODELS = r"""
+import dataclasses
 import enum
 from typing import Annotated, Any, Literal
 
@@ -144,10 +161,16 @@ class Paint(BaseModel):
     kind: Literal["a", "b"] | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class OneOf:  # a constraint marker, as validation libraries write them
+    allowed: frozenset
+
+
 class Raw(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     handle: Handle | None = None
     tags: list[Annotated[str, BeforeValidator(clean)]] = []  # its repr holds the function's address
+    codes: list[Annotated[str, OneOf(frozenset({"usd", "eur", "gbp", "jpy", "chf"}))]] = []  # a set in hash order
 """
 
 FINGERPRINT_OF = r"""
