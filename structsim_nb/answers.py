@@ -10,7 +10,8 @@ The forms, tried in this order (the first that finds something wins):
    never `eval`). A whole-text number is a `count`.
 2. `prefixed`: the text after the **last** answer marker by position (`Final Answer:`,
    `Answer:`, `Output:`, `Result:`, `Response:` at the start of a line, markdown emphasis
-   allowed, colon required; or an `<answer>...</answer>` tag), read with steps 1, 3, 4, 5.
+   allowed, colon required; or an `<answer>...</answer>` tag, to the last `</answer>` when the
+   first one sits in a string of the answer), read with steps 1, 3, 4, 5.
 3. `fenced`: the last markdown fenced block (any language tag) whose content holds a structure.
 4. `embedded`: a structure inside prose. Candidates come from one bounded balanced-bracket scan;
    the one ending last wins (a self-corrected draft is scored on its correction), outer before
@@ -368,16 +369,26 @@ def _prefixed(text: str, budget: Budget) -> ParsedAnswer | None:
             outer = _fenced_or_embedded(text, 0, len(text), budget)
         if outer is not None and outer.span is not None and outer.span[0] < start < outer.span[1]:
             return outer
-    found = (
-        _whole(text, start, end, budget)
-        or _fenced_or_embedded(text, start, end, budget)
-        or _count(text, start, end, budget)
-    )
+    found = _whole(text, start, end, budget) or _whole_to_a_later_close(text, start, end, marker, budget)
+    found = found or _fenced_or_embedded(text, start, end, budget) or _count(text, start, end, budget)
     if found is None:
         return None
     if found.form == "count":
         return ParsedAnswer("count", found.value, found.syntax, found.span, found.snippet, f"a number after {marker}")
     return ParsedAnswer("prefixed", found.value, found.syntax, found.span, found.snippet, f"the text after {marker}")
+
+
+def _whole_to_a_later_close(text: str, start: int, end: int, marker: str, budget: Budget) -> ParsedAnswer | None:
+    """After `<answer>`, the region to the last `</answer>` read whole, when the first one closed it too early.
+
+    A `</answer>` inside one of the answer's strings (`{"note": "</answer>"}`) ends the tag's region
+    inside the structure; the region to the last `</answer>` after it then reads whole, and is the
+    answer. None when there is no later `</answer>` or that region is not one structure either.
+    """
+    if marker != "<answer>" or end >= len(text):
+        return None
+    closes = deque(_ANSWER_CLOSE.finditer(text, end + 1), maxlen=1)
+    return _whole(text, start, closes[0].start(), budget) if closes else None
 
 
 def _opened_before(text: str, at: int) -> bool:

@@ -493,6 +493,10 @@ def test_a_json_block_left_out_of_the_marker_search_reads_the_same(pieces):
         ('Final answer: [1]\n{"note": "<answer>"}', "embedded", {"note": "<answer>"}),
         ('{"a": 1}\nFinal answer: [2]', "prefixed", [2]),  # a bracket before, the marker outside it
         ('(step 1) done.\n<answer>{"b": 3}</answer>', "prefixed", {"b": 3}),
+        # A closing tag inside one of the answer's strings does not end the answer: the last one does.
+        ('Think.<answer>{"a": ["x</answer>", "y"]}</answer>', "prefixed", {"a": ["x</answer>", "y"]}),
+        ('<answer>\n{"a": "```p```", "b": "</ANSWER>"}\n</answer> ok', "prefixed", {"a": "```p```", "b": "</ANSWER>"}),
+        ("<answer>[1]</answer> and later </answer>", "prefixed", [1]),  # the first close, when it reads whole
     ],
 )
 def test_a_marker_inside_a_structure_is_part_of_its_string(text: str, form: str, value: object) -> None:
