@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["owned", "owned_cells"]
+__all__ = ["owned", "owned_all", "owned_cells"]
 
 
 def owned(value: Any) -> Any:
@@ -41,6 +41,20 @@ def owned(value: Any) -> Any:
         return value
 
 
+def owned_all(values: list[Any]) -> list[Any]:
+    """`[owned(value) for value in values]`, in one `marshal` round trip when they are all plain data.
+
+    The same values back (a scalar may come back as an equal copy of itself); `values` is not changed.
+    """
+    if not any(isinstance(value, (dict, list)) for value in values):
+        return list(values)
+    try:
+        copied: list[Any] = marshal.loads(marshal.dumps(values))
+    except (ValueError, TypeError):  # one value is not plain data: each is copied on its own
+        return [owned(value) for value in values]
+    return copied
+
+
 def owned_cells(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
     """`frame` with every dict or list cell of `columns` replaced by its copy (`owned`), in place; returned.
 
@@ -50,11 +64,9 @@ def owned_cells(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
         if column not in frame.columns:
             continue
         values = frame[column].to_numpy(dtype=object, copy=True)
-        found = False
-        for index, value in enumerate(values):
-            if isinstance(value, (dict, list)):
-                values[index] = owned(value)
-                found = True
-        if found:  # (a column holding a dict or list is of object dtype, and stays so)
-            frame[column] = values
+        if not any(isinstance(value, (dict, list)) for value in values):
+            continue
+        for index, value in enumerate(owned_all(values.tolist())):
+            values[index] = value  # (one at a time: numpy would read a list of lists as a second dimension)
+        frame[column] = values  # (a column holding a dict or list is of object dtype, and stays so)
     return frame

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._owned import owned
+from ._owned import owned_all
 from ._surrogates import text_frame
 
 __all__ = [
@@ -197,19 +197,14 @@ def non_matches_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         value at that path did not validate and was read leniently (None otherwise). An object
         or list value is the frame's own copy: changing it changes nothing in `rows`.
     """
-    frame = text_frame(
-        pd.DataFrame.from_records,
-        [{column: _cell(row, column) for column in NON_MATCH_COLUMNS} for row in rows],
-        columns=NON_MATCH_COLUMNS,
-    )
+    records = [{column: row.get(column) for column in NON_MATCH_COLUMNS} for row in rows]
+    # The frame's own copies of values that are objects or lists: editing one leaves `rows` as they were.
+    values = owned_all([record[side] for record in records for side in ("expected", "predicted")])
+    for index, record in enumerate(records):
+        record["expected"], record["predicted"] = values[2 * index], values[2 * index + 1]
+    frame = text_frame(pd.DataFrame.from_records, records, columns=NON_MATCH_COLUMNS)
     frame["similarity"] = frame["similarity"].astype(float)
     return frame
-
-
-def _cell(row: Mapping[str, Any], column: str) -> Any:
-    # The frame's own copy of a value that is an object or a list: editing it leaves the report as it was.
-    value = row.get(column)
-    return owned(value) if column in ("expected", "predicted") else value
 
 
 def explain_frame(explained: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:

@@ -7,7 +7,7 @@ import threading
 
 import pandas as pd
 
-from structsim_nb._owned import owned, owned_cells
+from structsim_nb._owned import owned, owned_all, owned_cells
 
 
 class TestOwned:
@@ -31,6 +31,20 @@ class TestOwned:
         assert owned(text) is text and owned(None) is None
         locked = [threading.Lock()]
         assert owned(locked) is locked
+
+
+class TestOwnedAll:
+    def test_copies_each_container_in_one_pass_and_keeps_the_rest(self):
+        shared = {"k": [1]}
+        values = [shared, "x", None, 2.5, [shared]]
+        copied = owned_all(values)
+        assert copied == values and copied is not values
+        assert copied[0] is not shared and copied[4][0] is not shared and values[0] is shared
+
+    def test_a_value_that_is_not_plain_data_is_copied_on_its_own(self):
+        day, locked = datetime.date(2026, 1, 2), [threading.Lock()]
+        copied = owned_all([{"d": day}, locked])
+        assert copied[0] == {"d": day} and copied[1] is locked
 
 
 class TestOwnedCells:
