@@ -194,7 +194,7 @@ def _canonical(value: Any, depth: int = 0) -> Any:
     if isinstance(value, float):
         return repr(value)  # (NaN and infinities too)
     if isinstance(value, dict):
-        return [[_canonical(key, depth), _canonical(item, depth)] for key, item in sorted(value.items(), key=_by_text)]
+        return sorted(([_canonical(key, depth), _canonical(item, depth)] for key, item in value.items()), key=_text)
     if isinstance(value, (list, tuple)):
         return [_canonical(item, depth) for item in value]
     if isinstance(value, (set, frozenset)):
@@ -211,10 +211,6 @@ def _canonical(value: Any, depth: int = 0) -> Any:
 
 def _text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
-
-
-def _by_text(item: tuple[Any, Any]) -> str:
-    return _text(_canonical(item[0]))
 
 
 def _comparators_of(evaluator: StructuredOutputSimilarity) -> list[Any]:

@@ -114,7 +114,7 @@ def score_dataset(
             uses a module only this process has), or that they import as another class (its file
             was edited after this process imported it, and the workers are spawned, as on macOS):
             each worker checks it has this process's model (`_workers.fingerprint`: its fields, their
-            types and `explain()`) before it scores.
+            types, `explain()` and each comparator's settings) before it scores.
         match_threshold: Forwarded to `StructuredOutputSimilarity`. Default 0.7.
         weight_hints: Forwarded to `StructuredOutputSimilarity`. Default False.
         non_matches: Forwarded to `StructuredOutputSimilarity`. Default True.
