@@ -22,8 +22,12 @@ against log length: 2 is quadratic, 1 linear).
 
 Run: `python bench/list_matching.py` (lengths 1 5 10 20 50 100 200, about 15 minutes on two
 cores, mostly the engine's own paths at 100 and 200 items), or
-`--lengths 10 100 --runs 5 --skip before engine` for the vectorised paths only. Timing is
-printed, never asserted.
+`--lengths 10 100 --runs 5 --skip before engine` for the vectorised paths only. `--odd` writes
+one value a model refuses into a line item of each predicted document (`ODD_VALUES`: real
+extraction output holds such values), so every document is read leniently; `before` is then the
+lenient path as it was until 2026-12-02 (stickler's `compare_with`, every list matched twice) and
+`upstream` scores the document 0.0 without comparing it (its time is shown, not its rows). Timing
+is printed, never asserted.
 """
 
 from __future__ import annotations
@@ -67,8 +71,10 @@ class _StockDocumentingSpec(EvalSpec):  # type: ignore[misc]
 
 def _before() -> Approach:
     evaluator = StructuredOutputSimilarity(Invoice, fast_matching=False)
-    spec = evaluator._spec
-    evaluator._spec = _StockDocumentingSpec(
+    spec = evaluator._spec.inner  # (inside the wrapper that sends a side read leniently to `lenient.compare`)
+    # The stock spec has no `compare_models`, so `lenient.compare` calls stickler's `compare_with` for it, as it
+    # did for every document with an odd value before 2026-12-02.
+    evaluator._spec.inner = _StockDocumentingSpec(
         spec.source_cls, spec.eval_model, weight_hints=spec._weight_hints, match_threshold=spec._match_threshold
     )
     return evaluator.evaluate  # type: ignore[no-any-return]
@@ -85,27 +91,49 @@ def approaches(skip: Sequence[str]) -> dict[str, Approach]:
     return {name: make() for name, make in named.items() if name not in skip}
 
 
-def cases(count: int, items: int, seed: int) -> list[EvaluationData[Any, Any]]:
-    return [
-        EvaluationData(name=pair["name"], input="", expected_output=pair["expected"], actual_output=pair["actual"])
-        for pair in synthetic_invoice_pairs(count, line_items=items, seed=seed)
-    ]
+#: What `--odd` writes into each predicted document, in turn: values a model refuses, read leniently.
+ODD_VALUES: list[tuple[str, Any]] = [
+    ("quantity", "N/A"),
+    ("unit_price", "$1,2O0.00"),
+    ("quantity", "2 pcs"),
+    ("unit_price", "see attached"),
+]
+
+
+def cases(count: int, items: int, seed: int, *, odd: bool = False) -> list[EvaluationData[Any, Any]]:
+    """Seeded invoice pairs; with `odd`, each predicted side is a dict with one line item value that does not
+    validate (from `ODD_VALUES`, in a line item chosen by the seed), so the evaluator reads it leniently."""
+    out = []
+    for index, pair in enumerate(synthetic_invoice_pairs(count, line_items=items, seed=seed)):
+        actual: Any = pair["actual"]
+        if odd and actual.line_items:
+            actual = actual.model_dump(mode="json")
+            key, value = ODD_VALUES[index % len(ODD_VALUES)]
+            actual["line_items"][(seed * 7 + index * 13) % len(actual["line_items"])][key] = value
+        out.append(EvaluationData(name=pair["name"], input="", expected_output=pair["expected"], actual_output=actual))
+    return out
 
 
 def _row(row: EvaluationOutput) -> str:
     return json.dumps([row.score, row.test_pass, row.reason, row.label, row.metadata], default=str)
 
 
-def check_identical(named: dict[str, Approach], docs: Sequence[EvaluationData[Any, Any]]) -> int:
-    """Score every document every way; fail loudly where rows that must agree do not. Returns the count."""
+def check_identical(named: dict[str, Approach], docs: Sequence[EvaluationData[Any, Any]], *, odd: bool = False) -> int:
+    """Score every document every way; fail loudly where rows that must agree do not. Returns the count.
+
+    With `odd` documents the upstream evaluator cannot read the predicted side (it scores it 0.0), so
+    `ours-off` is compared with nothing; every row of ours must note the lenient reading."""
     groups = [[n for n in ("ours", "engine", "before") if n in named]]
-    groups.append([n for n in ("ours-off", "upstream") if n in named])
+    if not odd:
+        groups.append([n for n in ("ours-off", "upstream") if n in named])
     for case in docs:
         with contextlib.redirect_stdout(io.StringIO()):
             rows = {name: _row(approach(case)[0]) for name, approach in named.items()}
         for group in groups:
             if len({rows[name] for name in group}) > 1:
                 raise SystemExit(f"{case.name}: rows of {group} differ")
+        if odd and "ours" in named and '"reading"' not in rows["ours"]:
+            raise SystemExit(f"{case.name}: --odd made a document that was not read leniently")
     return len(docs)
 
 
@@ -137,6 +165,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--budget", type=int, default=400, help="line items per length across its documents (default 400)"
     )
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument(
+        "--odd",
+        action="store_true",
+        help="one line item value in each predicted document does not validate (read leniently); "
+        "upstream scores such a document 0.0 without comparing it",
+    )
     parser.add_argument("--skip", nargs="*", default=[], choices=["upstream", "before", "engine", "ours", "ours-off"])
     parser.add_argument(
         "--clock",
@@ -147,20 +181,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     named = approaches(args.skip)
     print(
-        f"list matching: median ms per document ({args.clock} clock) over {args.runs} runs "
+        f"list matching{', one odd value a document' if args.odd else ''}: "
+        f"median ms per document ({args.clock} clock) over {args.runs} runs "
         f"(python {platform.python_version()}, "
         f"stickler-eval {version('stickler-eval')}, munkres {version('munkres')}, rapidfuzz {version('rapidfuzz')}); "
         f"load average {os.getloadavg()[0]:.2f}"
     )
     header = f"{'items':>5} {'docs':>4}  " + "".join(f"{name:>10}" for name in named)
-    header += "   ours/upstream  ours/ours-off"
+    # With --odd, upstream compares nothing (it cannot read the document): the ratio that says something is to the
+    # lenient path as it was.
+    reference = "before" if args.odd else "upstream"
+    header += f"   {'ours/' + reference:>13}  ours/ours-off"
     print(header)
     medians: dict[str, list[float]] = {name: [] for name in named}
     checked = 0
     for length in args.lengths:
         count = max(3, min(args.docs, args.budget // max(length, 1)))
-        docs = cases(count, length, args.seed + length)
-        checked += check_identical(named, docs)
+        docs = cases(count, length, args.seed + length, odd=args.odd)
+        checked += check_identical(named, docs, odd=args.odd)
         figures: dict[str, list[float]] = {name: [] for name in named}
         order = list(named)
         for index in range(args.runs):
@@ -170,8 +208,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in named:
             medians[name].append(statistics.median(figures[name]))
             line += f"{medians[name][-1] * 1e3:>10.2f}"
-        if {"ours", "upstream"} <= set(named):
-            line += f"   {medians['ours'][-1] / medians['upstream'][-1]:>13.3f}"
+        if {"ours", reference} <= set(named):
+            line += f"   {medians['ours'][-1] / medians[reference][-1]:>13.3f}"
         if {"ours", "ours-off"} <= set(named):
             line += f"  {medians['ours'][-1] / medians['ours-off'][-1]:>13.2f}"
         print(line, flush=True)

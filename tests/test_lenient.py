@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import datetime
+import json
+from typing import Any
 
+import differential
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
+from stickler.auto import eval_for
+from stickler.structured_object_evaluator.models.hungarian_helper import HungarianHelper
 
-from structsim_nb.lenient import KINDS, ReadingNote, read_leniently, render_path
+from structsim_nb.engine.listmatch import MatchOnceSpec
+from structsim_nb.lenient import KINDS, ReadingNote, compare, read_leniently, render_path
 
 
 class Line(BaseModel):
@@ -141,3 +149,104 @@ def test_a_model_that_allows_extra_fields_holds_none_of_them_in_a_dict(data) -> 
     # Keys outside the model are left out; the engine counts the extra fields with len(), which None broke.
     instance = read_leniently(Open, data, "actual_output").instance
     assert instance.__pydantic_extra__ == {}
+
+
+# -- comparing: a side read leniently is compared as the evaluator compares any pair -------------
+
+#: Values that do not validate, by the kind of field they land in (each keeps its text, or its JSON text).
+ODD = {
+    "number": st.sampled_from(["N/A", "2 pcs", "$1,2O0.00", "1.5", "", "  ", ["M", "T"], {"x": 1}, "12,00"]),
+    "date": st.sampled_from(
+        ["10/05/16 - 10/11/16", "OCT 05 16", "09/31/16", "2024-03-01T10:00:00Z", "soon", "03/01/24"]
+    ),
+    "moment": st.sampled_from(["yesterday", "2024-03-01 25:00", "2024-03-01 10:00 - 11:00"]),
+    "flag": st.sampled_from(["yes please", "maybe", "2"]),
+    "text": st.sampled_from([["a", "b"], {"k": "v"}, 12345, 1.5]),
+}
+#: Where odd values go: (list field, element field, kind).
+ODD_PLACES = [
+    ("lines", "quantity", "number"),
+    ("lines", "unit_price", "number"),
+    ("lines", "ship_date", "date"),
+    ("lines", "gift", "flag"),
+    ("lines", "sku", "text"),
+    ("lines", "description", "text"),
+    ("tiny", "qty", "number"),
+    ("tiny", "code", "text"),
+    ("stamped", "seen_at", "moment"),
+]
+
+
+@st.composite
+def odd_documents(draw: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`differential.documents()` as JSON, with odd values in list items, odd items, odd lists and an odd title."""
+    gt, pred = (json.loads(json.dumps(side, default=str)) for side in draw(differential.documents()))
+    for side in (gt, pred):
+        for _ in range(draw(st.integers(0, 4))):
+            name, key, kind = draw(st.sampled_from(ODD_PLACES))
+            if side[name]:
+                side[name][draw(st.integers(0, len(side[name]) - 1))][key] = draw(ODD[kind])
+        fate = draw(st.sampled_from(["none", "item", "null list", "title"]))
+        if fate == "item" and side["lines"]:  # an item that is not an object: left out, later texts follow theirs
+            side["lines"].insert(draw(st.integers(0, len(side["lines"]))), "see attached")
+        elif fate == "null list":
+            side[draw(st.sampled_from(["tiny", "stamped"]))] = None
+        elif fate == "title":
+            side["title"] = draw(ODD["text"])
+    return gt, pred
+
+
+class TestCompare:
+    """`compare` gives the engine's own result on leniently read sides, whichever path matches the lists."""
+
+    @staticmethod
+    def results(gt: dict[str, Any], pred: dict[str, Any], threshold: float | None) -> list[dict[str, Any]]:
+        reads = {
+            "expected_output": read_leniently(differential.Document, gt, "expected_output"),
+            "actual_output": read_leniently(differential.Document, pred, "actual_output"),
+        }
+        stock = eval_for(differential.Document, match_threshold=threshold)  # stickler's compare_with
+        specs = [stock] + [
+            MatchOnceSpec(
+                stock,
+                match_threshold=stock._match_threshold,
+                weight_hints=False,
+                vectorised=v,
+                document_non_matches=True,
+            )
+            for v in (True, False)
+        ]
+        sides = (reads["expected_output"].instance, reads["actual_output"].instance)
+        return [compare(spec, *sides, reads, document_non_matches=True).raw for spec in specs]
+
+    @settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+    @given(doc=odd_documents(), threshold=st.sampled_from([None, 0.5, 1.0]))
+    def test_identical_to_the_engine_with_odd_values_in_the_lists(self, doc, threshold) -> None:
+        stock, vectorised, engine_path = self.results(*doc, threshold)
+        differential.assert_identical(stock, vectorised)
+        differential.assert_identical(stock, engine_path)
+
+    def test_a_long_table_with_one_odd_value_is_matched_once_and_vectorised(self, monkeypatch) -> None:
+        # A kept text in a number field of a 40-item list: the engine's Hungarian helper never runs (it ran twice
+        # per list before: once to score, once more to document the non-matches).
+        gt = {"lines": [{"sku": f"S{i}", "color": "red", "email": f"{i}@x.org", "quantity": i} for i in range(40)]}
+        pred = json.loads(json.dumps(gt))
+        pred["lines"][7]["quantity"] = "N/A"
+        pred["lines"].reverse()
+        calls: list[int] = []
+        original = HungarianHelper.get_complete_matching_info
+        monkeypatch.setattr(
+            HungarianHelper,
+            "get_complete_matching_info",
+            lambda self, a, b: calls.append(len(a)) or original(self, a, b),
+        )
+        stock, vectorised, engine_path = self.results(gt, pred, None)
+        assert calls == [40, 40, 40]  # stock: twice; the engine's path: once; vectorised: never
+        differential.assert_identical(stock, vectorised)
+        differential.assert_identical(stock, engine_path)
+        (record,) = vectorised["non_matches"]  # the pair still matches (3 fields of 4): one field's record
+        assert (record["field_path"], record["ground_truth_value"], record["prediction_value"]) == (
+            "lines[7].quantity",
+            7,
+            "N/A",
+        )

@@ -23,7 +23,6 @@ they are; the package pins `stickler-eval<2`.
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Iterator, Sequence
 from typing import Any, get_args, get_origin
@@ -109,11 +108,29 @@ class MatchOnceSpec(EvalSpec):  # type: ignore[misc]
 
     def evaluate(self, ground_truth: Any, prediction: Any) -> EvalResult:
         # stickler's own coerce/dump steps, as `EvalSpec.evaluate` runs them; pinned by `<2`.
-        from_json = functools.partial(read, self.eval_model) if self._vectorised else self.eval_model.from_json
-        gt = from_json(_dump(self._coerce(ground_truth)))
-        pred = from_json(_dump(self._coerce(prediction)))
-        raw, _ = compare(gt, pred, vectorised=self._vectorised, document_non_matches=self._document_non_matches)
-        return EvalResult(raw, self, ground_truth=gt, prediction=pred)
+        gt = self.read_model(_dump(self._coerce(ground_truth)))
+        pred = self.read_model(_dump(self._coerce(prediction)))
+        return self.compare_models(gt, pred)
+
+    def read_model(self, json_data: Any) -> StructuredModel:
+        """`eval_model.from_json(json_data)`: the same instance, or the same error; with `vectorised`, through
+        `fastread.read` (each class's annotations read once)."""
+        if self._vectorised:
+            return read(self.eval_model, json_data)
+        instance: StructuredModel = self.eval_model.from_json(json_data)
+        return instance
+
+    def compare_models(self, ground_truth: StructuredModel, prediction: StructuredModel) -> EvalResult:
+        """Score two instances of `eval_model` as `evaluate` scores them, without reading them again.
+
+        For instances built another way than `evaluate` builds them: `lenient.compare` sets the raw
+        text of a value that did not validate on an instance (text in a number or date field), and
+        the vectorised path compares such text with the comparator's own rules, as the engine does.
+        """
+        raw, _ = compare(
+            ground_truth, prediction, vectorised=self._vectorised, document_non_matches=self._document_non_matches
+        )
+        return EvalResult(raw, self, ground_truth=ground_truth, prediction=prediction)
 
 
 def list_paths(model_cls: type) -> Iterator[tuple[str, type]]:
