@@ -17,6 +17,7 @@ whole document 0.0 as unreadable. `read_leniently` reads the side field by field
   `missing`);
 - a value where an object or list belongs that is neither (`LineItems: "see attached"`), or a
   list item that is not an object, cannot be compared as text: it is left out (kind `dropped`);
+  a null item in a list that takes one (`list[Item | None]`) is kept, as validation keeps it;
 - nested objects and list items are read the same way, so one odd line item date costs only
   that date.
 
@@ -162,11 +163,19 @@ def _model(annotation: Any) -> type[BaseModel] | None:
 
 
 def _list_of(annotation: Any) -> Any | None:
-    """The element annotation of a list type, or None when `annotation` is not one."""
+    """The element annotation of a list type as written (`It | None` stays so), or None when `annotation` is not
+    one."""
     if get_origin(annotation) in (list, Sequence) or annotation is list:
         args = get_args(annotation)
-        return _unwrap(args[0]) if args else Any
+        return args[0] if args else Any
     return None
+
+
+def _takes_none(annotation: Any) -> bool:
+    """Whether a value of `annotation` may be None (`X | None`, `Optional[X]`, `Any`, `None`)."""
+    if annotation is Any or annotation is None or annotation is type(None):
+        return True
+    return get_origin(annotation) in (Union, types.UnionType) and type(None) in get_args(annotation)
 
 
 def _key(cls: type[BaseModel], name: str, data: Mapping[str, Any]) -> str | None:
@@ -262,6 +271,9 @@ class _Reader:
         return kept
 
     def item(self, element: Any, item: Any, where: Path) -> Any:
+        if item is None and _takes_none(element):
+            return None  # a null item where the list takes one (`list[It | None]`): kept, as validation keeps it
+        element = _unwrap(element)
         child = _model(element)
         if child is not None and isinstance(item, Mapping):
             return self.model(child, item, where)

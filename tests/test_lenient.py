@@ -33,6 +33,11 @@ class Doc(BaseModel):
     party: Line | None = Field(default=None, alias="Party")
 
 
+class Nullable(BaseModel):
+    lines: list[Line | None] = []
+    tags: list[str | None] = []
+
+
 GOOD = {"name": "A", "total": 10.0, "lines": [{"description": "News", "start": "2016-10-05", "rate": 5}]}
 
 
@@ -114,6 +119,24 @@ class TestOddValues:
         read = read_leniently(Doc, {"name": "A", "tags": ["a", {"b": 1}, "c"]}, "expected_output")
         assert read.instance.tags == ["a", None, "c"]
         assert read.texts == {("tags", 1): '{"b": 1}'}
+
+    def test_a_null_item_where_the_list_takes_one_is_kept_without_a_note(self) -> None:
+        # Another item's odd value sends the list to be read item by item; the null stays where validation keeps it.
+        read = read_leniently(Nullable, {"lines": [{"rate": "N/A"}, None], "tags": ["a", None, 5]}, "actual_output")
+        assert read.instance.lines == [Line(), None]
+        assert read.instance.tags == ["a", None, None]
+        assert [(note.path, note.kind) for note in read.notes] == [
+            ("lines[0].rate", "unparsed"),
+            ("tags[2]", "unparsed"),
+        ]
+
+    def test_a_null_item_where_the_list_takes_none_is_still_left_out(self) -> None:
+        read = read_leniently(Doc, {"name": "A", "lines": [{"rate": "N/A"}, None]}, "actual_output")
+        assert read.instance.lines == [Line()]
+        assert [(note.path, note.kind) for note in read.notes] == [
+            ("lines[0].rate", "unparsed"),
+            ("lines[1]", "dropped"),
+        ]
 
     def test_every_value_of_a_broken_document_is_noted(self) -> None:
         data = {"total": "N/A", "lines": [{"start": "OCT 05 16", "days": ["M"], "rate": "TBD"}], "tags": None}
