@@ -358,8 +358,9 @@ def _prefixed(text: str, budget: Budget) -> ParsedAnswer | None:
 
     A marker inside a structure that parses is part of one of its strings (`{"note": "<answer>"}`,
     a Python string spanning lines), not a marker: the structure is the answer, as if no marker
-    were there. Only a marker after more opening brackets than closing ones can be inside one, so
-    only then is the whole text searched for the structure (see `_opened_before`).
+    were there, so it is `prefixed` when a marker stands before it (`_after_an_earlier_marker`).
+    Only a marker after more opening brackets than closing ones can be inside one, so only then
+    is the whole text searched for the structure (see `_opened_before`).
     """
     start, end, marker = _last_marker(text, budget)
     if start < 0:
@@ -368,7 +369,7 @@ def _prefixed(text: str, budget: Budget) -> ParsedAnswer | None:
         with budget.ahead():
             outer = _fenced_or_embedded(text, 0, len(text), budget)
         if outer is not None and outer.span is not None and outer.span[0] < start < outer.span[1]:
-            return outer
+            return _after_an_earlier_marker(text, outer, budget) or outer
     found = _whole(text, start, end, budget) or _whole_to_a_later_close(text, start, end, marker, budget)
     found = found or _fenced_or_embedded(text, start, end, budget) or _count(text, start, end, budget)
     if found is None:
@@ -376,6 +377,22 @@ def _prefixed(text: str, budget: Budget) -> ParsedAnswer | None:
     if found.form == "count":
         return ParsedAnswer("count", found.value, found.syntax, found.span, found.snippet, f"a number after {marker}")
     return ParsedAnswer("prefixed", found.value, found.syntax, found.span, found.snippet, f"the text after {marker}")
+
+
+def _after_an_earlier_marker(text: str, outer: ParsedAnswer, budget: Budget) -> ParsedAnswer | None:
+    """`outer` (a structure holding the last marker in a string) as `prefixed`, when a marker before it opens a
+    region that holds it: a marker line (its region runs to the end), or an `<answer>` tag not closed before it.
+
+    That is how the text reads with the marker in the string taken away: `Final answer: {"a": "x\\u2028Answer: y"}`
+    (JSON allows a raw line separator in a string) is the object after `Final answer:`. The search runs on the text
+    before the structure only, once, and only when a marker was found inside a structure.
+    """
+    assert outer.span is not None  # (the caller checked)
+    begin = outer.span[0]
+    start, _, marker = _last_marker(text[:begin], budget)
+    if start < 0 or (marker == "<answer>" and _ANSWER_CLOSE.search(text, start, begin) is not None):
+        return None
+    return ParsedAnswer("prefixed", outer.value, outer.syntax, outer.span, outer.snippet, f"the text after {marker}")
 
 
 def _whole_to_a_later_close(text: str, start: int, end: int, marker: str, budget: Budget) -> ParsedAnswer | None:

@@ -490,7 +490,13 @@ def test_a_json_block_left_out_of_the_marker_search_reads_the_same(pieces):
         ('Here:\n```json\n{"note": "x\u2028Answer: [7]"}\n```\n', "fenced", {"note": "x\u2028Answer: [7]"}),
         ('Here is the result: {"0": ["<ANSWER>"], "": []}', "embedded", {"0": ["<ANSWER>"], "": []}),
         ('{"a": "<answer>[1]</answer>"}', "json", {"a": "<answer>[1]</answer>"}),
-        ('Final answer: [1]\n{"note": "<answer>"}', "embedded", {"note": "<answer>"}),
+        # A marker in a string of a structure after a real marker: the structure is what that marker gives.
+        ('Final answer: [1]\n{"note": "<answer>"}', "prefixed", {"note": "<answer>"}),
+        ('Final answer: {"a": "x\u2028Answer: y"}', "prefixed", {"a": "x\u2028Answer: y"}),
+        ('Notes.\n**Answer**: {"a": "x\u2029Final answer: 3"} ', "prefixed", {"a": "x\u2029Final answer: 3"}),
+        ('<answer>{"a": "x\u2028Answer: y"}', "prefixed", {"a": "x\u2028Answer: y"}),
+        # ... but not when that marker's region closed before the structure.
+        ('<answer>no</answer> {"a": "x\u2028Answer: y"}', "embedded", {"a": "x\u2028Answer: y"}),
         ('{"a": 1}\nFinal answer: [2]', "prefixed", [2]),  # a bracket before, the marker outside it
         ('(step 1) done.\n<answer>{"b": 3}</answer>', "prefixed", {"b": 3}),
         # A closing tag inside one of the answer's strings does not end the answer: the last one does.
