@@ -26,8 +26,10 @@ cores, mostly the engine's own paths at 100 and 200 items), or
 one value a model refuses into a line item of each predicted document (`ODD_VALUES`: real
 extraction output holds such values), so every document is read leniently; `before` is then the
 lenient path as it was until 2026-12-02 (stickler's `compare_with`, every list matched twice) and
-`upstream` scores the document 0.0 without comparing it (its time is shown, not its rows). Timing
-is printed, never asserted.
+`upstream` scores the document 0.0 without comparing it (its time is shown, not its rows).
+`--nested` scores `PricedInvoice`, whose line items hold their price as an object: `ours` pairs the
+items from vectorised similarities and compares each matched pair with the engine (`paired` in
+`explain()`), `engine` pairs them pair by pair. Timing is printed, never asserted.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from typing import Any
 
+from pydantic import BaseModel
 from stickler.auto.facade import EvalResult, EvalSpec, _dump
 from strands_evals.evaluators.deterministic.structured_output import (
     StructuredOutputSimilarity as UpstreamSimilarity,
@@ -56,6 +59,32 @@ from structsim_nb import StructuredOutputSimilarity
 from structsim_nb.demo import Invoice, synthetic_invoice_pairs
 
 Approach = Callable[[EvaluationData[Any, Any]], list[EvaluationOutput]]
+
+
+class Price(BaseModel):
+    """A line item's price as an object (`--nested`): many real schemas nest money this way."""
+
+    amount: float | None = None
+    currency: str | None = None
+
+
+class PricedLineItem(BaseModel):
+    sku: str | None = None
+    description: str | None = None
+    quantity: int | None = None
+    unit_price: Price | None = None
+
+
+class PricedInvoice(BaseModel):
+    """`demo.Invoice` with each line item's `unit_price` nested (`--nested`)."""
+
+    invoice_id: str
+    vendor_name: str
+    invoice_date: str | None = None
+    total_amount: float | None = None
+    line_items: list[PricedLineItem] = []
+
+
 LENGTHS = [1, 5, 10, 20, 50, 100, 200]
 
 
@@ -69,8 +98,8 @@ class _StockDocumentingSpec(EvalSpec):  # type: ignore[misc]
         return EvalResult(raw, self, ground_truth=gt, prediction=pred)
 
 
-def _before() -> Approach:
-    evaluator = StructuredOutputSimilarity(Invoice, fast_matching=False)
+def _before(model: type[BaseModel]) -> Approach:
+    evaluator = StructuredOutputSimilarity(model, fast_matching=False)
     spec = evaluator._spec.inner  # (inside the wrapper that sends a side read leniently to `lenient.compare`)
     # The stock spec has no `compare_models`, so `lenient.compare` calls stickler's `compare_with` for it, as it
     # did for every document with an odd value before 2026-12-02.
@@ -80,13 +109,13 @@ def _before() -> Approach:
     return evaluator.evaluate  # type: ignore[no-any-return]
 
 
-def approaches(skip: Sequence[str]) -> dict[str, Approach]:
+def approaches(skip: Sequence[str], model: type[BaseModel] = Invoice) -> dict[str, Approach]:
     named: dict[str, Callable[[], Approach]] = {
-        "upstream": lambda: UpstreamSimilarity(Invoice).evaluate,
-        "before": _before,
-        "engine": lambda: StructuredOutputSimilarity(Invoice, fast_matching=False).evaluate,
-        "ours": lambda: StructuredOutputSimilarity(Invoice).evaluate,
-        "ours-off": lambda: StructuredOutputSimilarity(Invoice, non_matches=False).evaluate,
+        "upstream": lambda: UpstreamSimilarity(model).evaluate,
+        "before": lambda: _before(model),
+        "engine": lambda: StructuredOutputSimilarity(model, fast_matching=False).evaluate,
+        "ours": lambda: StructuredOutputSimilarity(model).evaluate,
+        "ours-off": lambda: StructuredOutputSimilarity(model, non_matches=False).evaluate,
     }
     return {name: make() for name, make in named.items() if name not in skip}
 
@@ -100,17 +129,32 @@ ODD_VALUES: list[tuple[str, Any]] = [
 ]
 
 
-def cases(count: int, items: int, seed: int, *, odd: bool = False) -> list[EvaluationData[Any, Any]]:
+def cases(
+    count: int, items: int, seed: int, *, odd: bool = False, nested: bool = False
+) -> list[EvaluationData[Any, Any]]:
     """Seeded invoice pairs; with `odd`, each predicted side is a dict with one line item value that does not
-    validate (from `ODD_VALUES`, in a line item chosen by the seed), so the evaluator reads it leniently."""
+    validate (from `ODD_VALUES`, in a line item chosen by the seed), so the evaluator reads it leniently; with
+    `nested`, both sides are `PricedInvoice` dicts (each unit price an object with its currency, the invoice's
+    `USD`, or `EUR` for one line in seven of the prediction)."""
     out = []
     for index, pair in enumerate(synthetic_invoice_pairs(count, line_items=items, seed=seed)):
+        expected: Any = pair["expected"]
         actual: Any = pair["actual"]
-        if odd and actual.line_items:
-            actual = actual.model_dump(mode="json")
+        if nested:
+            expected, actual = expected.model_dump(mode="json"), actual.model_dump(mode="json")
+            for side in (expected, actual):
+                for number, line in enumerate(side["line_items"]):
+                    money = "EUR" if side is actual and (number + index) % 7 == 3 else "USD"
+                    line["unit_price"] = {"amount": line["unit_price"], "currency": money}
+        if odd and (actual["line_items"] if nested else actual.line_items):
+            actual = actual if nested else actual.model_dump(mode="json")
             key, value = ODD_VALUES[index % len(ODD_VALUES)]
-            actual["line_items"][(seed * 7 + index * 13) % len(actual["line_items"])][key] = value
-        out.append(EvaluationData(name=pair["name"], input="", expected_output=pair["expected"], actual_output=actual))
+            line = actual["line_items"][(seed * 7 + index * 13) % len(actual["line_items"])]
+            if nested and key == "unit_price":
+                line[key]["amount"] = value
+            else:
+                line[key] = value
+        out.append(EvaluationData(name=pair["name"], input="", expected_output=expected, actual_output=actual))
     return out
 
 
@@ -166,6 +210,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument(
+        "--nested",
+        action="store_true",
+        help="line items hold their price as an object (PricedInvoice): pairs from vectorised similarities, "
+        "each matched pair compared by the engine",
+    )
+    parser.add_argument(
         "--odd",
         action="store_true",
         help="one line item value in each predicted document does not validate (read leniently); "
@@ -179,9 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="wall time (default) or this process's CPU time, which a busy shared machine skews less",
     )
     args = parser.parse_args(argv)
-    named = approaches(args.skip)
+    named = approaches(args.skip, PricedInvoice if args.nested else Invoice)
     print(
-        f"list matching{', one odd value a document' if args.odd else ''}: "
+        f"list matching{', prices nested' if args.nested else ''}{', one odd value a document' if args.odd else ''}: "
         f"median ms per document ({args.clock} clock) over {args.runs} runs "
         f"(python {platform.python_version()}, "
         f"stickler-eval {version('stickler-eval')}, munkres {version('munkres')}, rapidfuzz {version('rapidfuzz')}); "
@@ -197,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     checked = 0
     for length in args.lengths:
         count = max(3, min(args.docs, args.budget // max(length, 1)))
-        docs = cases(count, length, args.seed + length, odd=args.odd)
+        docs = cases(count, length, args.seed + length, odd=args.odd, nested=args.nested)
         checked += check_identical(named, docs, odd=args.odd)
         figures: dict[str, list[float]] = {name: [] for name in named}
         order = list(named)

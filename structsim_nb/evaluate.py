@@ -376,13 +376,16 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
 
         Each `List[Model]` path also carries `matching`: `"vectorised"` when every field of its
         elements has a vectorised equivalent of its comparator (the pair-similarity matrix is
-        built in one pass; results are identical to the engine's), else `"engine: <reason>"`
-        (the engine compares the elements pair by pair), or `"engine: fast_matching=False"`.
+        built in one pass; results are identical to the engine's); `"paired: <reason>"` when the
+        elements also hold nested objects whose fields all vectorise (the pair similarities the
+        assignment reads are built in one pass, and the engine compares each matched pair, for
+        the reason given); else `"engine: <reason>"` (the engine compares the elements pair by
+        pair), or `"engine: fast_matching=False"`.
         A list whose elements may be null (`List[Optional[Model]]`, or JSON Schema items `anyOf`
         an object and null) is such a list too; when it can be vectorised, `matching` says
         `"vectorised, or the engine's path for a list holding a null"`.
         """
-        from .engine.fastmatch import ElementPlan, plan_for
+        from .engine.fastmatch import ElementPlan, PairingPlan, pairing_plan_for, plan_for
         from .engine.listmatch import model_paths
 
         explained: dict[str, dict[str, Any]] = super().explain()
@@ -397,11 +400,14 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
                 entry["matching"] = "engine: fast_matching=False"
                 continue
             plan = plan_for(element)
-            if not isinstance(plan, ElementPlan):
-                entry["matching"] = f"engine: {plan}"
-            else:
-                or_null = ", or the engine's path for a list holding a null" if nullable else ""
+            or_null = ", or the engine's path for a list holding a null" if nullable else ""
+            if isinstance(plan, ElementPlan):
                 entry["matching"] = f"vectorised{or_null}"
+                continue
+            pairing = pairing_plan_for(element)
+            entry["matching"] = (
+                f"paired: {pairing.engine}{or_null}" if isinstance(pairing, PairingPlan) else f"engine: {plan}"
+            )
         return explained
 
     def to_dict(self) -> dict[str, Any]:

@@ -218,7 +218,7 @@ def explain_frame(explained: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     Returns:
         A DataFrame indexed by `path`, in the order given; `why` is joined with " -> " hops
         kept as stickler wrote them, separated by "; ". `matching` says how each list of
-        objects is matched (`vectorised` or `engine: <reason>`); None on other paths.
+        objects is matched (`vectorised`, `paired: <reason>` or `engine: <reason>`); None on other paths.
     """
     rows = []
     for path, entry in explained.items():

@@ -25,7 +25,16 @@ import numpy as np
 
 from .pairwise import FUZZY_SCORERS, SCALARS, VECTORISERS, similarity_matrix
 
-__all__ = ["ElementColumns", "ElementPlan", "FieldRule", "plan_for"]
+__all__ = [
+    "ElementColumns",
+    "ElementPlan",
+    "FieldRule",
+    "NestedRule",
+    "PairingPlan",
+    "pairing_plan_for",
+    "pairing_similarity",
+    "plan_for",
+]
 
 
 @dataclass(frozen=True)
@@ -73,31 +82,221 @@ def plan_for(cls: type) -> ElementPlan | str:
 
 
 def _plan(cls: type) -> ElementPlan | str:
+    rules = []
+    for name in _field_names(cls):
+        rule = _scalar_rule(cls, name)
+        if isinstance(rule, str):
+            return rule
+        rules.append(rule)
+    return ElementPlan(tuple(rules))
+
+
+def _field_names(cls: type) -> list[str]:
+    return [name for name in cls.model_fields if name != "extra_fields"]  # type: ignore[attr-defined]
+
+
+def _scalar_rule(cls: type, name: str) -> FieldRule | str:
+    """The field's rule when it is a plain value with a vectorised comparator, else why not."""
     from stickler.structured_object_evaluator.models.configuration_helper import ConfigurationHelper
     from stickler.structured_object_evaluator.models.structured_model import _annotation_is_list
 
-    rules = []
-    for name, info in cls.model_fields.items():  # type: ignore[attr-defined]
-        if name == "extra_fields":
+    info = cls.model_fields[name]  # type: ignore[attr-defined]
+    if _annotation_is_list(info.annotation):
+        return f"field {name!r} is a list"
+    if ConfigurationHelper.is_structured_field_type(info):
+        return f"field {name!r} is a nested object"
+    config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
+    comparator = config.comparator
+    kind = type(comparator)
+    if kind not in VECTORISERS:
+        return f"field {name!r} uses {kind.__name__}"
+    if hasattr(comparator, "_fuzzy_func") and comparator._fuzzy_func not in FUZZY_SCORERS:
+        return f"field {name!r} uses an unknown fuzzy scorer"
+    weight, threshold = config.weight, config.threshold
+    reason = _weight_reason(name, weight, threshold)
+    if reason:
+        return reason
+    return FieldRule(name, comparator, threshold, weight, bool(config.clip_under_threshold))
+
+
+def _weight_reason(name: str, weight: Any, threshold: Any) -> str | None:
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (weight, threshold)):
+        return f"field {name!r} has a non-numeric weight or threshold"
+    if not weight > 0 or not np.isfinite(weight):
+        return f"field {name!r} has weight {weight!r}"
+    return None
+
+
+# -- pairing only: elements holding flat nested objects ------------------------------------
+
+
+@dataclass(frozen=True)
+class NestedRule:
+    """An element field holding one nested object whose own fields all vectorise (`plan`).
+
+    For pairing, stickler scores such a field by the nested objects' `compare_with` overall score
+    (`StructuredModel.compare_field_raw`), which `ElementColumns.pair_scores` computes for every pair.
+    """
+
+    name: str
+    weight: float
+    plan: ElementPlan
+
+
+@dataclass(frozen=True)
+class PairingPlan:
+    """An element class whose pair similarities vectorise though its per-pair work does not.
+
+    Its fields are plain values (`FieldRule`) and nested objects of plain values (`NestedRule`):
+    the matrix the assignment reads is built in one pass (`pairing_similarity`), and each matched
+    pair is then compared by the engine (`engine` says why: the reason `plan_for` gave).
+    """
+
+    fields: tuple[FieldRule | NestedRule, ...]
+    engine: str
+
+
+#: element class -> its pairing plan or the reason pairing takes the engine's path, as `_PLANS`.
+_PAIRINGS: weakref.WeakKeyDictionary[type, PairingPlan | str] = weakref.WeakKeyDictionary()
+
+
+def pairing_plan_for(cls: type) -> PairingPlan | str:
+    """How to build the pairing matrix of a list of `cls` when `plan_for(cls)` refuses, or why the engine pairs it.
+
+    Args:
+        cls: The element's `StructuredModel` class.
+
+    Returns:
+        A `PairingPlan` when every field is a plain value `plan_for` accepts, or a nested object
+        (`Model` or `Optional[Model]`, not a list) whose own class `plan_for` accepts, with a
+        positive weight; else the reason, such as `"field 'tags' is a list"`. Worked out once per class.
+    """
+    found = _PAIRINGS.get(cls)
+    if found is None:
+        found = _PAIRINGS[cls] = _pairing(cls)
+    return found
+
+
+def _pairing(cls: type) -> PairingPlan | str:
+    from stickler.structured_object_evaluator.models.configuration_helper import ConfigurationHelper
+    from stickler.structured_object_evaluator.models.structured_model import _annotation_is_list
+
+    engine = plan_for(cls)
+    if isinstance(engine, ElementPlan):
+        return "every field vectorises"  # (the caller uses the whole vectorised path)
+    rules: list[FieldRule | NestedRule] = []
+    for name in _field_names(cls):
+        info = cls.model_fields[name]  # type: ignore[attr-defined]
+        if _annotation_is_list(info.annotation) or not ConfigurationHelper.is_structured_field_type(info):
+            rule = _scalar_rule(cls, name)
+            if isinstance(rule, str):
+                return rule
+            rules.append(rule)
             continue
-        if _annotation_is_list(info.annotation):
-            return f"field {name!r} is a list"
-        if ConfigurationHelper.is_structured_field_type(info):
-            return f"field {name!r} is a nested object"
+        nested = _nested_class(info.annotation)
+        if nested is None:
+            return f"field {name!r} is a nested object of another kind"
+        inner = plan_for(nested)
+        if not isinstance(inner, ElementPlan):
+            return f"field {name!r} is a nested object whose {inner}"
+        if not inner.fields:
+            return f"field {name!r} is a nested object with no fields"
         config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
-        comparator = config.comparator
-        kind = type(comparator)
-        if kind not in VECTORISERS:
-            return f"field {name!r} uses {kind.__name__}"
-        if hasattr(comparator, "_fuzzy_func") and comparator._fuzzy_func not in FUZZY_SCORERS:
-            return f"field {name!r} uses an unknown fuzzy scorer"
-        weight, threshold = config.weight, config.threshold
-        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (weight, threshold)):
-            return f"field {name!r} has a non-numeric weight or threshold"
-        if not weight > 0 or not np.isfinite(weight):
-            return f"field {name!r} has weight {weight!r}"
-        rules.append(FieldRule(name, comparator, threshold, weight, bool(config.clip_under_threshold)))
-    return ElementPlan(tuple(rules))
+        reason = _weight_reason(name, config.weight, 0.0)
+        if reason:
+            return reason
+        rules.append(NestedRule(name, config.weight, inner))
+    return PairingPlan(tuple(rules), engine)
+
+
+def _nested_class(annotation: Any) -> type | None:
+    """The model class of a `Model` or `Optional[Model]` annotation, as stickler's reader finds it."""
+    from stickler.structured_object_evaluator.models.configuration_helper import ConfigurationHelper
+
+    if ConfigurationHelper._is_structured_model_class(annotation):
+        return annotation  # type: ignore[no-any-return]
+    if ConfigurationHelper._is_optional_structured_model(annotation):
+        found = ConfigurationHelper._extract_structured_class_from_optional(annotation)
+        return found if isinstance(found, type) else None
+    return None
+
+
+def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> np.ndarray | None:
+    """`gt.compare(pred)` (stickler's pair similarity, which its assignment reads) for every pair, or None.
+
+    Plain fields as `ElementColumns` scores them; a nested object field scores the nested pair's
+    `compare_with` overall score (`ElementColumns.pair_scores` over the nested objects), 0.0 when
+    one side holds none, and is left out when neither does. None when a value is not what the plan
+    expects (a nested value that is not one object of the plan's class, a plain field holding
+    something else): the engine then pairs the list.
+    """
+    shape = (len(gt_list), len(pred_list))
+    weights: list[float] = []
+    raws: list[np.ndarray] = []
+    absent_gt: list[np.ndarray] = []
+    absent_pred: list[np.ndarray] = []
+    for rule in plan.fields:
+        if isinstance(rule, FieldRule):
+            columns = ElementColumns(ElementPlan((rule,)), gt_list, pred_list)
+            if not columns.supported:
+                return None
+            raws += columns.raw
+            absent_gt += columns.absent_gt
+            absent_pred += columns.absent_pred
+            weights.append(rule.weight)
+            continue
+        gt = [getattr(item, rule.name) for item in gt_list]
+        pred = [getattr(item, rule.name) for item in pred_list]
+        present = [v for v in (*gt, *pred) if v is not None]
+        kinds = {type(v) for v in present}
+        if len(kinds) > 1 or (kinds and plan_for(next(iter(kinds))) is not rule.plan):
+            return None
+        gt_absent = np.array([v is None for v in gt], dtype=bool)
+        pred_absent = np.array([v is None for v in pred], dtype=bool)
+        full = np.zeros(shape)
+        rows, cols = np.flatnonzero(~gt_absent), np.flatnonzero(~pred_absent)
+        if rows.size and cols.size:
+            nested = ElementColumns(rule.plan, [gt[i] for i in rows], [pred[j] for j in cols])
+            if not nested.supported:
+                return None
+            a, b = rows.size, cols.size
+            grid = nested.pair_scores(np.repeat(np.arange(a), b), np.tile(np.arange(b), a)).reshape(a, b)
+            full[np.ix_(rows, cols)] = grid
+        raws.append(full)
+        absent_gt.append(gt_absent)
+        absent_pred.append(pred_absent)
+        weights.append(rule.weight)
+    return _weighted_mean(shape, weights, raws, absent_gt, absent_pred)
+
+
+def _weighted_mean(
+    shape: tuple[int, int],
+    weights: Sequence[float],
+    raws: Sequence[np.ndarray],
+    absent_gt: Sequence[np.ndarray],
+    absent_pred: Sequence[np.ndarray],
+) -> np.ndarray:
+    """`StructuredModel.compare` for every pair: the weighted mean of raw field scores.
+
+    A field blank on both sides is left out of the mean; blank on one side scores 0.0. With
+    nothing compared the pair scores 1.0. Sums run field by field in the engine's order, so every
+    entry is the same double the engine computes.
+    """
+    # Annotated as plain arrays: numpy's stubs type `zeros` by shape differently across 2.2-2.4.
+    total: np.ndarray = np.zeros(shape)
+    weight: np.ndarray = np.zeros(shape)
+    compared = np.zeros(shape, dtype=bool)
+    for field_weight, raw, gt, pred in zip(weights, raws, absent_gt, absent_pred, strict=True):
+        both = np.logical_and.outer(gt, pred)
+        one = np.logical_xor.outer(gt, pred)
+        score = np.where(one, 0.0, raw)
+        keep = ~both
+        total = np.where(keep, total + score * field_weight, total)
+        weight = np.where(keep, weight + field_weight, weight)
+        compared |= keep
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = total / np.where(weight > 0, weight, 1.0)
+    return np.where(weight > 0, mean, np.where(compared, 0.0, 1.0))
 
 
 class ElementColumns:
@@ -152,24 +351,10 @@ class ElementColumns:
         """`StructuredModel.compare` for every pair: the weighted mean of raw field scores.
 
         A field blank on both sides is left out of the mean; blank on one side scores 0.0.
-        With nothing compared the pair scores 1.0. Sums run field by field in the engine's
-        order, so every entry is the same double the engine computes.
+        With nothing compared the pair scores 1.0 (see `_weighted_mean`).
         """
-        # Annotated as plain arrays: numpy's stubs type `zeros` by shape differently across 2.2-2.4.
-        total: np.ndarray = np.zeros(self.shape)
-        weight: np.ndarray = np.zeros(self.shape)
-        compared = np.zeros(self.shape, dtype=bool)
-        for rule, raw, gt, pred in zip(self.plan.fields, self.raw, self.absent_gt, self.absent_pred, strict=True):
-            both = np.logical_and.outer(gt, pred)
-            one = np.logical_xor.outer(gt, pred)
-            score = np.where(one, 0.0, raw)
-            keep = ~both
-            total = np.where(keep, total + score * rule.weight, total)
-            weight = np.where(keep, weight + rule.weight, weight)
-            compared |= keep
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean = total / np.where(weight > 0, weight, 1.0)
-        return np.where(weight > 0, mean, np.where(compared, 0.0, 1.0))
+        weights = [rule.weight for rule in self.plan.fields]
+        return _weighted_mean(self.shape, weights, self.raw, self.absent_gt, self.absent_pred)
 
     def pair_scores(self, gt_index: np.ndarray, pred_index: np.ndarray) -> np.ndarray:
         """`compare_with(...)["overall_score"]` for the given pairs: thresholded, every field weighted.

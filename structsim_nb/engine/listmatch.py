@@ -38,7 +38,7 @@ from stickler.structured_object_evaluator.models.structured_list_comparator impo
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
 from .assignment import assign
-from .fastmatch import ElementColumns, ElementPlan, plan_for
+from .fastmatch import ElementColumns, ElementPlan, PairingPlan, pairing_plan_for, pairing_similarity, plan_for
 from .fastread import read
 from .listrecords import MatchContext, MatchPaths, RecordCollector
 from .pairwise import scalar_similarity
@@ -262,15 +262,17 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         self._context = context
         self._prefix = prefix
         self._columns: ElementColumns | None = None
+        self._pairing: np.ndarray | None = None  # the pair similarities, when only they are vectorised
         self._path = ""
 
     def compare_struct_list_with_scores(
         self, gt_list: list[StructuredModel], pred_list: list[StructuredModel], field_name: str
     ) -> dict[str, Any]:
-        saved = self._columns, self._path
+        saved = self._columns, self._pairing, self._path
         self._path = self._prefix + field_name
         self._columns = self._vectorised_columns(gt_list, pred_list)
-        kind = "vectorised" if self._columns is not None else "engine"
+        self._pairing = self._paired(gt_list, pred_list) if self._columns is None else None
+        kind = "vectorised" if self._columns is not None else "paired" if self._pairing is not None else "engine"
         self._context.paths.setdefault(self._path, set()).add(kind)
         logger.debug(
             "path=<%s>, items=<%d>x<%d>, matching=<%s> | list matched", self._path, len(gt_list), len(pred_list), kind
@@ -278,8 +280,19 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         try:
             result: dict[str, Any] = super().compare_struct_list_with_scores(gt_list, pred_list, field_name)
         finally:
-            self._columns, self._path = saved
+            self._columns, self._pairing, self._path = saved
         return result
+
+    def _paired(self, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> np.ndarray | None:
+        """The pair similarities from `fastmatch.pairing_similarity`, when the element class and values allow it
+        (elements holding flat nested objects); each matched pair is then compared by this engine."""
+        if not self._context.vectorised or not isinstance(gt_list[0], StructuredModel):
+            return None
+        cls = type(gt_list[0])
+        if not all(type(item) is cls for item in (*gt_list, *pred_list)):
+            return None
+        plan = pairing_plan_for(cls)
+        return pairing_similarity(plan, gt_list, pred_list) if isinstance(plan, PairingPlan) else None
 
     def _vectorised_columns(self, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> ElementColumns | None:
         if not self._context.vectorised or not isinstance(gt_list[0], StructuredModel):
@@ -302,8 +315,8 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         key = (id(gt_list), id(pred_list))
         matched_pairs = self._context.assignments.get(key)
         if matched_pairs is None:
-            if self._columns is not None:
-                similarity = self._columns.similarity()
+            similarity = self._columns.similarity() if self._columns is not None else self._pairing
+            if similarity is not None:
                 if len(gt_list) == 1 and len(pred_list) == 1:
                     # The engine scores a 1x1 list directly (a Python float, no solver).
                     matched_pairs = [(0, 0, float(similarity[0, 0]))]

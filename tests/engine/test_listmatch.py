@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 from differential import TEXT, Document, assert_identical, documents, prediction_list
 from hypothesis import HealthCheck, given, settings
@@ -31,6 +32,7 @@ from stickler.structured_object_evaluator.models.hungarian_helper import Hungari
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
 from structsim_nb.demo import Invoice, synthetic_invoice_pairs
+from structsim_nb.engine.fastmatch import PairingPlan, pairing_plan_for, pairing_similarity
 from structsim_nb.engine.listmatch import compare, list_paths
 
 SETTINGS = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -180,3 +182,108 @@ class TestMatchOnce:
             "shipments.parcels": "TinyEval",
             "party.lines": "TinyEval",
         }
+
+
+# -- lists whose elements hold nested objects: paired from vectorised similarities -------------
+
+
+class Money(StructuredModel):
+    amount: float | None = ComparableField(comparator=NumericComparator(relative_tolerance=0.01), threshold=1.0)
+    currency: str | None = ComparableField(comparator=ExactComparator(case_sensitive=False), threshold=1.0)
+    note: str | None = ComparableField(comparator=LevenshteinComparator(), threshold=0.6, clip_under_threshold=False)
+
+
+class Priced(StructuredModel):
+    match_threshold = 0.6
+
+    sku: str | None = ComparableField(comparator=ExactComparator(), threshold=1.0, weight=2.0)
+    name: str | None = ComparableField(comparator=LevenshteinComparator(), threshold=0.7)
+    price: Money | None = ComparableField(default=None, weight=1.5)
+    shipping: Money = ComparableField(weight=0.5)  # required: every item has one
+
+
+class Order(StructuredModel):
+    items: list[Priced] = ComparableField(default=[])
+    ref: str | None = ComparableField(comparator=LevenshteinComparator())
+
+
+class Tagged(BaseModel):  # a list inside the element: pairs by the engine, as before
+    sku: str | None = None
+    tags: list[str] = []
+
+
+class Basket(BaseModel):
+    items: list[Tagged] = []
+
+
+MONEY_OBJECT = st.fixed_dictionaries(
+    {
+        "amount": st.sampled_from([None, 1.0, 1.005, 1.02, 10.0, 0.0]),
+        "currency": st.sampled_from([None, "", "USD", "usd", "EUR"]),
+        "note": TEXT,
+    }
+)
+MONEY = st.one_of(st.none(), MONEY_OBJECT)
+PRICED = {
+    "sku": st.sampled_from([None, "", "A1", "a1", "B2", "C3"]),
+    "name": TEXT,
+    "price": MONEY,
+    "shipping": MONEY_OBJECT,
+}
+
+
+class TestPairedLists:
+    """Elements with nested objects: the assignment reads vectorised similarities, the engine compares each pair."""
+
+    @SETTINGS
+    @given(data=st.data(), threshold=st.sampled_from([None, 0.5, 1.0]))
+    def test_identical_to_the_engine(self, data, threshold):
+        items = data.draw(st.lists(st.fixed_dictionaries(PRICED), max_size=7))
+        predicted = prediction_list(data, items, PRICED)
+        if threshold is not None:
+            Priced.match_threshold = threshold
+        try:
+            gt = Order.from_json({"items": items, "ref": data.draw(TEXT)})
+            pred = Order.from_json({"items": predicted, "ref": data.draw(TEXT)})
+            want = stock(gt, pred)
+            for vectorised in (True, False):
+                got, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
+                assert_identical(want, got)
+                if vectorised and items and predicted:
+                    assert paths == {"items": {"paired"}}
+        finally:
+            Priced.match_threshold = 0.6
+
+    def test_the_pair_similarities_are_the_engines(self):
+        rows = [
+            {"sku": "A1", "name": "Widget", "price": {"amount": 1.0, "currency": "USD"}, "shipping": {}},
+            {"sku": "B2", "name": "Gadget", "price": None, "shipping": {"amount": 0.0, "note": "free"}},
+            {"sku": None, "name": "", "price": {"amount": 10.0, "currency": "usd", "note": "list"}, "shipping": {}},
+        ]
+        gt = Order.from_json({"items": rows}).items
+        pred = Order.from_json(
+            {"items": [rows[2], {**rows[0], "price": {"amount": 1.005}}, {"sku": "B2", "shipping": {}}]}
+        ).items
+        plan = pairing_plan_for(Priced)
+        assert isinstance(plan, PairingPlan) and plan.engine == "field 'price' is a nested object"
+        want = np.array([[a.compare(b) for b in pred] for a in gt])
+        assert np.array_equal(pairing_similarity(plan, gt, pred), want)
+
+    def test_a_list_inside_the_element_still_pairs_by_the_engine(self):
+        gt, pred = eval_pair(Basket, {"items": [{"sku": "a", "tags": ["x"]}]}, {"items": [{"sku": "a"}, {"sku": "b"}]})
+        got, paths = compare(gt, pred, document_non_matches=True)
+        assert_identical(stock(gt, pred), got)
+        assert paths == {"items": {"engine"}}
+        assert pairing_plan_for(type(gt.items[0])) == "field 'tags' is a list"
+
+    def test_a_long_list_of_nested_objects_is_not_paired_by_the_engine(self, monkeypatch):
+        items = [
+            {"sku": f"S{i}", "name": f"item {i}", "price": {"amount": float(i)}, "shipping": {"amount": 5.0}}
+            for i in range(40)
+        ]
+        gt = Order.from_json({"items": items})
+        pred = Order.from_json({"items": items[::-1]})
+        calls = TestMatchOnce().counting(monkeypatch)
+        raw, paths = compare(gt, pred, document_non_matches=True)
+        assert calls == [] and paths == {"items": {"paired"}}
+        assert raw["overall_score"] == 1.0
