@@ -249,7 +249,8 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
         pred = [getattr(item, rule.name) for item in pred_list]
         present = [v for v in (*gt, *pred) if v is not None]
         kinds = {type(v) for v in present}
-        if len(kinds) > 1 or (kinds and plan_for(next(iter(kinds))) is not rule.plan):
+        # One class, the one planned (by `_pairing`, so `_PLANS` holds it): not text or another object set there.
+        if len(kinds) > 1 or (kinds and _PLANS.get(next(iter(kinds))) is not rule.plan):
             return None
         gt_absent = np.array([v is None for v in gt], dtype=bool)
         pred_absent = np.array([v is None for v in pred], dtype=bool)

@@ -276,6 +276,18 @@ class TestPairedLists:
         assert paths == {"items": {"engine"}}
         assert pairing_plan_for(type(gt.items[0])) == "field 'tags' is a list"
 
+    @pytest.mark.parametrize("value", ["text", 5, {"amount": 1.0}])
+    def test_something_else_where_the_object_belongs_is_paired_by_the_engine(self, value):
+        # Set without validation (model_construct, a caller's own instance): the engine's path, the engine's result.
+        gt = Order.from_json({"items": [{"sku": "A1", "shipping": {}}, {"sku": "B2", "shipping": {}}]})
+        pred = Order.from_json({"items": [{"sku": "A1", "shipping": {}}]})
+        for item in (*gt.items, *pred.items):
+            object.__setattr__(item, "price", value)
+        want = stock(gt, pred)
+        got, paths = compare(gt, pred, document_non_matches=True)
+        assert_identical(want, got)
+        assert paths == {"items": {"engine"}}
+
     def test_a_long_list_of_nested_objects_is_not_paired_by_the_engine(self, monkeypatch):
         items = [
             {"sku": f"S{i}", "name": f"item {i}", "price": {"amount": float(i)}, "shipping": {"amount": 5.0}}
