@@ -286,19 +286,22 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
     def _paired(self, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> np.ndarray | None:
         """The pair similarities from `fastmatch.pairing_similarity`, when the element class and values allow it
         (elements holding flat nested objects); each matched pair is then compared by this engine."""
-        if not self._context.vectorised or not isinstance(gt_list[0], StructuredModel):
-            return None
-        cls = type(gt_list[0])
-        if not all(type(item) is cls for item in (*gt_list, *pred_list)):
+        cls = self._element_class(gt_list, pred_list)
+        if cls is None:
             return None
         plan = pairing_plan_for(cls)
         return pairing_similarity(plan, gt_list, pred_list) if isinstance(plan, PairingPlan) else None
 
-    def _vectorised_columns(self, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> ElementColumns | None:
+    def _element_class(self, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> type | None:
+        """The one class of every element, when vectorising is on; None for a list holding a null or mixed classes."""
         if not self._context.vectorised or not isinstance(gt_list[0], StructuredModel):
             return None
         cls = type(gt_list[0])
-        if not all(type(item) is cls for item in (*gt_list, *pred_list)):
+        return cls if all(type(item) is cls for item in (*gt_list, *pred_list)) else None
+
+    def _vectorised_columns(self, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> ElementColumns | None:
+        cls = self._element_class(gt_list, pred_list)
+        if cls is None:
             return None
         plan = plan_for(cls)
         if not isinstance(plan, ElementPlan):
