@@ -250,7 +250,8 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
         present = [v for v in (*gt, *pred) if v is not None]
         kinds = {type(v) for v in present}
         # One class, the one planned (by `_pairing`, so `_PLANS` holds it): not text or another object set there.
-        if len(kinds) > 1 or (kinds and _PLANS.get(next(iter(kinds))) is not rule.plan):
+        # (Equal, not the same object: two threads planning a class at once may each make its plan.)
+        if len(kinds) > 1 or (kinds and _PLANS.get(next(iter(kinds))) != rule.plan):
             return None
         gt_absent = np.array([v is None for v in gt], dtype=bool)
         pred_absent = np.array([v is None for v in pred], dtype=bool)

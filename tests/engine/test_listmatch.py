@@ -12,6 +12,7 @@ exactly on.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from stickler.structured_object_evaluator.models.hungarian_helper import Hungari
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
 from structsim_nb.demo import Invoice, synthetic_invoice_pairs
+from structsim_nb.engine import fastmatch
 from structsim_nb.engine.fastmatch import PairingPlan, pairing_plan_for, pairing_similarity
 from structsim_nb.engine.listmatch import compare, list_paths
 
@@ -289,6 +291,16 @@ class TestPairedLists:
         got, paths = compare(gt, pred, document_non_matches=True)
         assert_identical(want, got)
         assert paths == {"items": {"engine"}}
+
+    def test_a_nested_plan_made_twice_still_pairs(self, monkeypatch):
+        # Two threads planning the nested class at once each make a plan: equal ones, not the same object.
+        pairing_plan_for(Priced)
+        monkeypatch.setitem(fastmatch._PLANS, Money, dataclasses.replace(fastmatch._PLANS[Money]))
+        items = [{"sku": "A1", "price": {"amount": 1.0}, "shipping": {}}, {"sku": "B2", "shipping": {}}]
+        gt, pred = Order.from_json({"items": items}), Order.from_json({"items": items[::-1]})
+        got, paths = compare(gt, pred, document_non_matches=True)
+        assert paths == {"items": {"paired"}}
+        assert_identical(stock(gt, pred), got)
 
     def test_a_long_list_of_nested_objects_is_not_paired_by_the_engine(self, monkeypatch):
         items = [
