@@ -13,7 +13,12 @@ with three of its parts swapped for subclasses, through the seams the engine its
   per-pair work (each matched pair's score, the per-field counts, the non-match records) is
   read off the same matrices;
 - every other list takes the engine's path, element by element, through this same engine,
-  so lists nested inside it are matched once too.
+  so lists nested inside it are matched once too; the per-field counts of its matched pairs
+  read each pair's comparison (stickler's compares every good pair's nested objects and lists
+  a second time, through its own dispatch, matching a nested list again);
+- with `vectorised`, a field holding one plain value is dispatched from the class's field
+  configurations read once (`_fields_of`), not asked for on every call, and so is the count
+  of the prediction's extra keys.
 
 The result dict is the one `compare_with` returns, value for value and type for type
 (`tests/engine/test_listmatch.py` and `tests/engine/test_fastmatch.py` compare them against the stock engine
@@ -24,6 +29,7 @@ they are; the package pins `stickler-eval<2`.
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any, get_args, get_origin
 
@@ -32,10 +38,13 @@ from stickler.auto.facade import EvalResult, EvalSpec, _dump
 from stickler.structured_object_evaluator.models.comparison_dispatcher import ComparisonDispatcher
 from stickler.structured_object_evaluator.models.comparison_engine import ComparisonEngine
 from stickler.structured_object_evaluator.models.comparison_helper import ComparisonHelper
+from stickler.structured_object_evaluator.models.configuration_helper import ConfigurationHelper
 from stickler.structured_object_evaluator.models.field_comparator import FieldComparator
 from stickler.structured_object_evaluator.models.hungarian_helper import HungarianHelper
+from stickler.structured_object_evaluator.models.null_helper import NullHelper
+from stickler.structured_object_evaluator.models.result_helper import ResultHelper
 from stickler.structured_object_evaluator.models.structured_list_comparator import StructuredListComparator
-from stickler.structured_object_evaluator.models.structured_model import StructuredModel
+from stickler.structured_object_evaluator.models.structured_model import StructuredModel, _annotation_is_list
 
 from .assignment import assign
 from .fastmatch import ElementColumns, ElementPlan, PairingPlan, pairing_plan_for, pairing_similarity, plan_for
@@ -191,13 +200,84 @@ class _Engine(ComparisonEngine):  # type: ignore[misc]
         super().__init__(model)
         self._dispatcher = _Dispatcher(model, context, prefix)
         self._non_match_collector = RecordCollector(model, context)
+        self.fields: dict[str, Any] = {}  # the field results of this engine's last `compare_recursive`
+
+    def compare_recursive(self, other: StructuredModel) -> dict[str, Any]:
+        result: dict[str, Any] = super().compare_recursive(other)
+        self.fields = result["fields"]
+        return result
+
+    def _count_extra_fields_as_false_alarms(self, other: StructuredModel) -> int:
+        # Adapted from stickler-eval 1.0.0 ComparisonEngine._count_extra_fields_as_false_alarms: the same count
+        # (the prediction's extra keys, and those of nested objects on both sides), over the class's fields as
+        # `_fields_of` keeps them rather than pydantic's `model_fields` read anew for every pair.
+        count = len(other.__pydantic_extra__) if hasattr(other, "__pydantic_extra__") else 0
+        for name in _fields_of(type(self.model))[0]:
+            gt_val = getattr(self.model, name, None)
+            pred_val = getattr(other, name, None)
+            if isinstance(gt_val, StructuredModel) and isinstance(pred_val, StructuredModel):
+                count += ComparisonEngine(gt_val)._count_extra_fields_as_false_alarms(pred_val)
+            elif (
+                isinstance(gt_val, list)
+                and isinstance(pred_val, list)
+                and gt_val
+                and pred_val
+                and isinstance(gt_val[0], StructuredModel)
+                and isinstance(gt_val[0].__class__, StructuredModel)  # (the engine's own test: never true of a class)
+            ):
+                return int(super()._count_extra_fields_as_false_alarms(other))
+        return count
+
+
+#: The engine's field configurations of a class (`_get_comparison_info`, fixed when stickler builds the class),
+#: and which fields hold one plain value (neither a list nor a model); an entry goes with its class.
+_FIELDS: weakref.WeakKeyDictionary[type, tuple[dict[str, Any], frozenset[str]]] = weakref.WeakKeyDictionary()
+#: The values a plain field's fast dispatch takes (others, such as a dict or a subclass of str, take the engine's).
+_PLAIN_VALUES = frozenset({str, int, float, bool, type(None)})
+
+
+def _fields_of(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+    """`(field name -> the engine's comparison config, the names of plain-value fields)` of a model class."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        names = [name for name in cls.model_fields if name != "extra_fields"]  # type: ignore[attr-defined]
+        infos = {name: cls._get_comparison_info(name) for name in names}  # type: ignore[attr-defined]
+        plain = frozenset(
+            name
+            for name in names
+            if not _annotation_is_list(cls.model_fields[name].annotation)  # type: ignore[attr-defined]
+            and not ConfigurationHelper.is_structured_field_type(cls.model_fields[name])  # type: ignore[attr-defined]
+        )
+        found = _FIELDS[cls] = (infos, plain)
+    return found
 
 
 class _Dispatcher(ComparisonDispatcher):  # type: ignore[misc]
     def __init__(self, model: StructuredModel, context: MatchContext, prefix: str) -> None:
         super().__init__(model)
+        self._context = context
         self._structured_list_comparator = _ListComparator(model, context, prefix)
         self._field_comparator = _FieldComparator(model, context, prefix)
+
+    def dispatch_field_comparison(self, field_name: str, gt_val: Any, pred_val: Any) -> dict[str, Any]:
+        # A plain field holding plain values, as the engine's dispatch reads it (adapted from stickler-eval
+        # 1.0.0 ComparisonDispatcher.dispatch_field_comparison, steps 1, 4 and case 1) without asking the
+        # class for the field's configuration and kind on every call: about a third of a pair's comparison.
+        if self._context.vectorised and type(gt_val) in _PLAIN_VALUES and type(pred_val) in _PLAIN_VALUES:
+            infos, plain = _fields_of(type(self.model))
+            if field_name in plain:
+                weight = infos[field_name].weight
+                gt_null = NullHelper.is_effectively_null_for_primitives(gt_val)
+                pred_null = NullHelper.is_effectively_null_for_primitives(pred_val)
+                if gt_null and pred_null:
+                    return ResultHelper.create_true_negative_result(weight)  # type: ignore[no-any-return]
+                if gt_null:
+                    return ResultHelper.create_false_alarm_result(weight)  # type: ignore[no-any-return]
+                if pred_null:
+                    return ResultHelper.create_false_negative_result(weight)  # type: ignore[no-any-return]
+                return self._field_comparator.compare_primitive_with_scores(gt_val, pred_val, field_name)
+        result: dict[str, Any] = super().dispatch_field_comparison(field_name, gt_val, pred_val)
+        return result
 
 
 class _FieldComparator(FieldComparator):  # type: ignore[misc]
@@ -213,7 +293,7 @@ class _FieldComparator(FieldComparator):  # type: ignore[misc]
             result: dict[str, Any] = super().compare_primitive_with_scores(gt_val, pred_val, field_name)
             return result
         # Adapted from stickler-eval 1.0.0 FieldComparator.compare_primitive_with_scores (Apache-2.0).
-        info = self.model.__class__._get_comparison_info(field_name)
+        info = _fields_of(type(self.model))[0][field_name]
         raw_similarity = scalar_similarity(info.comparator, gt_val, pred_val)
         if raw_similarity >= info.threshold:
             metrics = {"tp": 1, "fa": 0, "fd": 0, "fp": 0, "tn": 0, "fn": 0}
@@ -263,12 +343,15 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         self._prefix = prefix
         self._columns: ElementColumns | None = None
         self._pairing: np.ndarray | None = None  # the pair similarities, when only they are vectorised
+        # (id(gt item), id(pred item)) -> the field results of that matched pair, as this engine compared it
+        self._compared: dict[tuple[int, int], dict[str, Any]] = {}
         self._path = ""
 
     def compare_struct_list_with_scores(
         self, gt_list: list[StructuredModel], pred_list: list[StructuredModel], field_name: str
     ) -> dict[str, Any]:
-        saved = self._columns, self._pairing, self._path
+        saved = self._columns, self._pairing, self._compared, self._path
+        self._compared = {}
         self._path = self._prefix + field_name
         self._columns = self._vectorised_columns(gt_list, pred_list)
         self._pairing = self._paired(gt_list, pred_list) if self._columns is None else None
@@ -280,7 +363,7 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         try:
             result: dict[str, Any] = super().compare_struct_list_with_scores(gt_list, pred_list, field_name)
         finally:
-            self._columns, self._pairing, self._path = saved
+            self._columns, self._pairing, self._compared, self._path = saved
         return result
 
     def _paired(self, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> np.ndarray | None:
@@ -372,6 +455,7 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
             return i, j, 1.0 if gt_item is None and pred_item is None else 0.0
         engine = _Engine(gt_item, self._context, f"{self._path}.")
         result = engine.compare_with(pred_item, document_non_matches=self._context.document_non_matches)
+        self._compared[(id(gt_item), id(pred_item))] = engine.fields
         if self._context.document_non_matches:
             self._context.pairs[(id(gt_item), id(pred_item))] = result["non_matches"]
         return i, j, result["overall_score"]
@@ -393,6 +477,70 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         if not good:
             return {}
         return self._columns.field_counts(*_indices(good))
+
+    def _handle_hierarchical_field(
+        self,
+        sub_field_name: str,
+        gt_list: list[StructuredModel],
+        pred_list: list[StructuredModel],
+        matched_pairs: list[tuple[int, int, Any]],
+    ) -> dict[str, Any]:
+        # Adapted from stickler-eval 1.0.0 StructuredListComparator._handle_hierarchical_field: each pair's
+        # field result is the one `_pair_score` already computed, not a second comparison (for a list inside
+        # the element, a second matching).
+        pair_results = self._pair_field_results(sub_field_name, gt_list, pred_list, matched_pairs)
+        aggregated: dict[str, Any] = self._recursive_aggregate_metrics(pair_results)
+        self._add_derived_metrics_recursively(aggregated)
+        if not pair_results:
+            return {"overall": {"tp": 0, "fa": 0, "fd": 0, "fp": 0, "tn": 0, "fn": 0}}
+        for key in ("raw_similarity_score", "similarity_score", "threshold_applied_score", "weight"):
+            if key in pair_results[0]:
+                aggregated[key] = pair_results[0][key]
+        return aggregated
+
+    def _handle_non_hierarchical_field(
+        self,
+        sub_field_name: str,
+        gt_list: list[StructuredModel],
+        pred_list: list[StructuredModel],
+        matched_pairs: list[tuple[int, int, Any]],
+    ) -> dict[str, Any]:
+        # Adapted from stickler-eval 1.0.0 StructuredListComparator._handle_non_hierarchical_field: a list of
+        # plain values reads each pair's field result from `_pair_score`, as above; a plain value is classified
+        # by the engine's own rule (`_classify_field_for_confusion_matrix`, which the comparison does not run).
+        if not (gt_list and gt_list[0]._is_list_field(sub_field_name)):
+            counts: dict[str, Any] = super()._handle_non_hierarchical_field(
+                sub_field_name, gt_list, pred_list, matched_pairs
+            )
+            return counts
+        aggregated: dict[str, Any] = self._recursive_aggregate_metrics(
+            self._pair_field_results(sub_field_name, gt_list, pred_list, matched_pairs)
+        )
+        self._add_derived_metrics_recursively(aggregated)
+        return aggregated
+
+    def _pair_field_results(
+        self,
+        sub_field_name: str,
+        gt_list: list[StructuredModel],
+        pred_list: list[StructuredModel],
+        matched_pairs: list[tuple[int, int, Any]],
+    ) -> list[dict[str, Any]]:
+        """The field's result for every matched pair of two elements, in order (None elements have no fields)."""
+        results = []
+        for i, j, _ in matched_pairs:
+            if not (i < len(gt_list) and j < len(pred_list)):
+                continue
+            gt_item, pred_item = gt_list[i], pred_list[j]
+            if gt_item is None or pred_item is None:
+                continue
+            fields = self._compared.get((id(gt_item), id(pred_item)))
+            if fields is None or sub_field_name not in fields:  # (not compared here: the engine's own dispatch)
+                gt_value, pred_value = getattr(gt_item, sub_field_name), getattr(pred_item, sub_field_name)
+                results.append(gt_item._dispatch_field_comparison(sub_field_name, gt_value, pred_value))
+            else:
+                results.append(fields[sub_field_name])
+        return results
 
 
 def _indices(pairs: Sequence[tuple[int, int, Any]]) -> tuple[np.ndarray, np.ndarray]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from differential import TEXT, Document, assert_identical, documents, prediction_list
+from differential import TEXT, TINY, Document, Tiny, assert_identical, documents, prediction_list
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -313,3 +313,141 @@ class TestPairedLists:
         raw, paths = compare(gt, pred, document_non_matches=True)
         assert calls == [] and paths == {"items": {"paired"}}
         assert raw["overall_score"] == 1.0
+
+
+# -- elements holding lists: each matched pair compared once, extra keys counted as the engine does ------
+
+
+class Crate(BaseModel):
+    ref: str | None = None
+    tags: list[str] = []  # a list of plain values inside the element
+    parcels: list[Tiny] = []  # a list of objects inside the element
+    seal: Tiny | None = None  # a nested object inside the element
+
+
+class Yard(BaseModel):
+    name: str | None = None
+    crates: list[Crate] = []
+    gate: Tiny | None = None
+
+
+TAGS = st.lists(st.sampled_from(["red", "Red", "blue", "", "fragile"]), max_size=3)
+EXTRA = st.dictionaries(st.sampled_from(["zz", "note", "x-id"]), st.sampled_from([1, "a", None]), max_size=2)
+
+
+@st.composite
+def yards(draw: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Yards whose crates hold lists and objects; the predicted side has keys the schema lacks, at every level."""
+    data = draw(st.data())
+
+    def crate() -> dict[str, Any]:
+        return {
+            "ref": data.draw(st.sampled_from([None, "c1", "C1", "c2", "c3"])),
+            "tags": data.draw(TAGS),
+            "parcels": data.draw(st.lists(st.fixed_dictionaries(TINY), max_size=3)),
+            "seal": data.draw(st.one_of(st.none(), st.fixed_dictionaries(TINY))),
+        }
+
+    def odd(item: dict[str, Any]) -> dict[str, Any]:
+        """`item` with extra keys, also in its nested object."""
+        seal = item.get("seal")
+        return {**item, **data.draw(EXTRA), "seal": {**seal, **data.draw(EXTRA)} if seal else seal}
+
+    truth = [crate() for _ in range(data.draw(st.integers(0, 5)))]
+    predicted = []
+    for item in truth:
+        fate = data.draw(st.sampled_from(["keep", "retag", "reparcel", "drop", "new"]))
+        if fate == "keep":
+            predicted.append(odd(dict(item)))
+        elif fate == "retag":
+            predicted.append(odd({**item, "tags": data.draw(TAGS)}))
+        elif fate == "reparcel":
+            predicted.append(odd({**item, "parcels": prediction_list(data, item["parcels"], TINY, max_extra=1)}))
+        elif fate == "new":
+            predicted.append(odd(crate()))
+    gate = data.draw(st.one_of(st.none(), st.fixed_dictionaries(TINY)))
+    gt = {"name": data.draw(TEXT), "crates": truth, "gate": gate}
+    pred = {
+        "name": data.draw(TEXT),
+        "crates": data.draw(st.permutations(predicted)) if predicted else [],
+        "gate": {**gate, **data.draw(EXTRA)} if gate else None,
+        **data.draw(EXTRA),
+    }
+    return gt, pred
+
+
+def yard_models(gt: dict[str, Any], pred: dict[str, Any], **options: Any) -> tuple[Any, Any]:
+    spec = eval_for(Yard, **options)
+    return spec.eval_model.from_json(gt), spec.eval_model.from_json(pred)  # (extra keys kept, as the engine reads them)
+
+
+class TestElementsHoldingLists:
+    @SETTINGS
+    @given(doc=yards(), threshold=st.sampled_from([None, 0.5, 1.0]))
+    def test_identical_to_the_engine(self, doc, threshold):
+        gt, pred = yard_models(*doc, match_threshold=threshold)
+        want = stock(gt, pred)
+        for vectorised in (True, False):
+            assert_identical(want, compare(gt, pred, vectorised=vectorised, document_non_matches=True)[0])
+
+    def pair(self) -> tuple[Any, Any]:
+        crates = [{"ref": f"c{i}", "tags": ["red", "fragile"], "parcels": [{"code": "A", "qty": 1}]} for i in range(4)]
+        parcels = [{"code": "B", "qty": 1}, {"code": "A", "qty": 1}]
+        changed = [{**c, "tags": ["red"], "parcels": parcels} for c in crates]
+        # (each pair scores (1 + 1/2 + 1/2) / 3 = 2/3: a match at 0.6, so the per-field counts read every pair)
+        return yard_models({"crates": crates}, {"crates": changed}, match_threshold=0.6)
+
+    @pytest.mark.parametrize("vectorised", [True, False])
+    def test_each_matched_pair_is_compared_once(self, monkeypatch, vectorised):
+        # stickler's per-field counts of a list of elements compare every good pair's list fields a second
+        # time, through the stock dispatch (its own list comparators); the pair's comparison already holds them.
+        from stickler.structured_object_evaluator.models.primitive_list_comparator import PrimitiveListComparator
+        from stickler.structured_object_evaluator.models.structured_list_comparator import StructuredListComparator
+
+        stock_lists: list[str] = []
+        plain_lists: list[str] = []
+        structured, primitive = (
+            StructuredListComparator.compare_struct_list_with_scores,
+            PrimitiveListComparator.compare_primitive_list_with_scores,
+        )
+
+        def structured_spy(self: Any, gt_list: Any, pred_list: Any, field_name: str) -> Any:
+            if type(self) is StructuredListComparator:
+                stock_lists.append(field_name)
+            return structured(self, gt_list, pred_list, field_name)
+
+        def primitive_spy(self: Any, gt_list: Any, pred_list: Any, field_name: str) -> Any:
+            plain_lists.append(field_name)
+            return primitive(self, gt_list, pred_list, field_name)
+
+        monkeypatch.setattr(StructuredListComparator, "compare_struct_list_with_scores", structured_spy)
+        monkeypatch.setattr(PrimitiveListComparator, "compare_primitive_list_with_scores", primitive_spy)
+        gt, pred = self.pair()
+        raw, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
+        assert paths["crates"] == {"engine"}
+        assert stock_lists == []  # the crates' parcels: matched once each, by this engine
+        assert plain_lists == ["tags"] * 4  # once for each of the 4 matched pairs, not twice
+        crates = raw["confusion_matrix"]["fields"]["crates"]
+        assert crates["fields"]["parcels"]["overall"]["fa"] == 4
+        assert crates["fields"]["tags"]["overall"]["fn"] == 4
+
+    def test_plain_fields_skip_the_engines_dispatch(self, monkeypatch):
+        # The engine asks the class for a field's configuration and kind on every call; a plain field holding
+        # plain values is dispatched from what was read once per class, with the same result.
+        from stickler.structured_object_evaluator.models.comparison_dispatcher import ComparisonDispatcher
+
+        seen: list[str] = []
+        original = ComparisonDispatcher.dispatch_field_comparison
+
+        def spy(self: Any, field_name: str, gt_val: Any, pred_val: Any) -> Any:
+            seen.append(field_name)
+            return original(self, field_name, gt_val, pred_val)
+
+        monkeypatch.setattr(ComparisonDispatcher, "dispatch_field_comparison", spy)
+        gt, pred = self.pair()
+        compare(gt, pred, vectorised=True)
+        # (the engine's pairing of the crates still dispatches the parcels' fields, inside stickler's `compare`)
+        assert "name" not in seen and "ref" not in seen and "crates" in seen
+        seen.clear()
+        compare(gt, pred, vectorised=False)
+        assert "name" in seen and "ref" in seen
