@@ -29,7 +29,9 @@ lenient path as it was until 2026-12-02 (stickler's `compare_with`, every list m
 `upstream` scores the document 0.0 without comparing it (its time is shown, not its rows).
 `--nested` scores `PricedInvoice`, whose line items hold their price as an object: `ours` pairs the
 items from vectorised similarities and compares each matched pair with the engine (`paired` in
-`explain()`), `engine` pairs them pair by pair. Timing is printed, never asserted.
+`explain()`), `engine` pairs them pair by pair. `--serials` scores `SerialInvoice`, whose line items hold
+a list of serial numbers: every approach takes the engine's own per-pair path (`engine` in `explain()`),
+so this measures what the engine's path costs here against upstream's. Timing is printed, never asserted.
 """
 
 from __future__ import annotations
@@ -85,6 +87,24 @@ class PricedInvoice(BaseModel):
     line_items: list[PricedLineItem] = []
 
 
+class SerialLineItem(BaseModel):
+    sku: str | None = None
+    description: str | None = None
+    quantity: int | None = None
+    unit_price: float | None = None
+    serial_numbers: list[str] = []
+
+
+class SerialInvoice(BaseModel):
+    """`demo.Invoice` with each line item's serial numbers (`--serials`): a list inside every element."""
+
+    invoice_id: str
+    vendor_name: str
+    invoice_date: str | None = None
+    total_amount: float | None = None
+    line_items: list[SerialLineItem] = []
+
+
 LENGTHS = [1, 5, 10, 20, 50, 100, 200]
 
 
@@ -130,24 +150,35 @@ ODD_VALUES: list[tuple[str, Any]] = [
 
 
 def cases(
-    count: int, items: int, seed: int, *, odd: bool = False, nested: bool = False
+    count: int, items: int, seed: int, *, odd: bool = False, nested: bool = False, serials: bool = False
 ) -> list[EvaluationData[Any, Any]]:
     """Seeded invoice pairs; with `odd`, each predicted side is a dict with one line item value that does not
     validate (from `ODD_VALUES`, in a line item chosen by the seed), so the evaluator reads it leniently; with
     `nested`, both sides are `PricedInvoice` dicts (each unit price an object with its currency, the invoice's
-    `USD`, or `EUR` for one line in seven of the prediction)."""
+    `USD`, or `EUR` for one line in seven of the prediction); with `serials`, `SerialInvoice` dicts (one to
+    three serial numbers a line, the prediction missing the last of them in one line in five)."""
     out = []
     for index, pair in enumerate(synthetic_invoice_pairs(count, line_items=items, seed=seed)):
         expected: Any = pair["expected"]
         actual: Any = pair["actual"]
+        if serials:
+            expected, actual = expected.model_dump(mode="json"), actual.model_dump(mode="json")
+            for side in (expected, actual):
+                for line in side["line_items"]:
+                    # Keyed by the line's SKU, so a reordered or altered prediction keeps its line's serials.
+                    sku = str(line.get("sku"))
+                    count_ = 1 + sum(map(ord, sku)) % 3
+                    line["serial_numbers"] = [f"SN-{sku}-{k}" for k in range(count_)]
+                    if side is actual and count_ > 1 and sum(map(ord, sku)) % 5 == 0:
+                        line["serial_numbers"].pop()
         if nested:
             expected, actual = expected.model_dump(mode="json"), actual.model_dump(mode="json")
             for side in (expected, actual):
                 for number, line in enumerate(side["line_items"]):
                     money = "EUR" if side is actual and (number + index) % 7 == 3 else "USD"
                     line["unit_price"] = {"amount": line["unit_price"], "currency": money}
-        if odd and (actual["line_items"] if nested else actual.line_items):
-            actual = actual if nested else actual.model_dump(mode="json")
+        if odd and (actual["line_items"] if isinstance(actual, dict) else actual.line_items):
+            actual = actual if isinstance(actual, dict) else actual.model_dump(mode="json")
             key, value = ODD_VALUES[index % len(ODD_VALUES)]
             line = actual["line_items"][(seed * 7 + index * 13) % len(actual["line_items"])]
             if nested and key == "unit_price":
@@ -216,6 +247,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "each matched pair compared by the engine",
     )
     parser.add_argument(
+        "--serials",
+        action="store_true",
+        help="line items hold a list of serial numbers (SerialInvoice): every list takes the engine's path",
+    )
+    parser.add_argument(
         "--odd",
         action="store_true",
         help="one line item value in each predicted document does not validate (read leniently); "
@@ -229,9 +265,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="wall time (default) or this process's CPU time, which a busy shared machine skews less",
     )
     args = parser.parse_args(argv)
-    named = approaches(args.skip, PricedInvoice if args.nested else Invoice)
+    if args.nested and args.serials:
+        parser.error("--nested and --serials are two schemas; choose one")
+    named = approaches(args.skip, PricedInvoice if args.nested else SerialInvoice if args.serials else Invoice)
     print(
-        f"list matching{', prices nested' if args.nested else ''}{', one odd value a document' if args.odd else ''}: "
+        f"list matching{', prices nested' if args.nested else ''}{', serial numbers' if args.serials else ''}"
+        f"{', one odd value a document' if args.odd else ''}: "
         f"median ms per document ({args.clock} clock) over {args.runs} runs "
         f"(python {platform.python_version()}, "
         f"stickler-eval {version('stickler-eval')}, munkres {version('munkres')}, rapidfuzz {version('rapidfuzz')}); "
@@ -247,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     checked = 0
     for length in args.lengths:
         count = max(3, min(args.docs, args.budget // max(length, 1)))
-        docs = cases(count, length, args.seed + length, odd=args.odd, nested=args.nested)
+        docs = cases(count, length, args.seed + length, odd=args.odd, nested=args.nested, serials=args.serials)
         checked += check_identical(named, docs, odd=args.odd)
         figures: dict[str, list[float]] = {name: [] for name in named}
         order = list(named)
