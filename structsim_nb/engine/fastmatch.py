@@ -17,9 +17,9 @@ against the stock engine.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -31,6 +31,7 @@ __all__ = [
     "FieldRule",
     "NestedRule",
     "PairingPlan",
+    "class_cached",
     "pairing_plan_for",
     "pairing_similarity",
     "plan_for",
@@ -59,8 +60,26 @@ class ElementPlan:
     fields: tuple[FieldRule, ...]
 
 
-#: element class -> its plan or reason; an entry goes with its class (models made in a loop are not kept).
-_PLANS: weakref.WeakKeyDictionary[type, ElementPlan | str] = weakref.WeakKeyDictionary()
+#: element class -> (its `match_threshold` then, its plan or reason); an entry goes with its class (models made
+#: in a loop are not kept).
+_PLANS: weakref.WeakKeyDictionary[type, tuple[Any, ElementPlan | str]] = weakref.WeakKeyDictionary()
+
+_T = TypeVar("_T")
+
+
+def class_cached(cache: weakref.WeakKeyDictionary[type, tuple[Any, _T]], cls: type, make: Callable[[type], _T]) -> _T:
+    """`make(cls)`, kept in `cache` while the class's `match_threshold` stays what it was.
+
+    What stickler reads from a class is fixed when it builds the class, but for one thing: a field
+    declared without `ComparableField` takes its threshold from the class's `match_threshold`, a
+    plain class attribute a caller may reassign (and the engine reads it anew on every call). So an
+    entry is made again when that attribute has changed since.
+    """
+    threshold = getattr(cls, "match_threshold", None)
+    found = cache.get(cls)
+    if found is None or found[0] != threshold:
+        found = cache[cls] = (threshold, make(cls))
+    return found[1]
 
 
 def plan_for(cls: type) -> ElementPlan | str:
@@ -75,10 +94,7 @@ def plan_for(cls: type) -> ElementPlan | str:
         `"field 'tags' is a list"` or `"field 'phone' uses PhoneComparator"`. Worked out once
         per class (field configurations are fixed when stickler builds the class).
     """
-    found = _PLANS.get(cls)
-    if found is None:
-        found = _PLANS[cls] = _plan(cls)
-    return found
+    return class_cached(_PLANS, cls, _plan)
 
 
 def _plan(cls: type) -> ElementPlan | str:
@@ -157,7 +173,7 @@ class PairingPlan:
 
 
 #: element class -> its pairing plan or the reason pairing takes the engine's path, as `_PLANS`.
-_PAIRINGS: weakref.WeakKeyDictionary[type, PairingPlan | str] = weakref.WeakKeyDictionary()
+_PAIRINGS: weakref.WeakKeyDictionary[type, tuple[Any, PairingPlan | str]] = weakref.WeakKeyDictionary()
 
 
 def pairing_plan_for(cls: type) -> PairingPlan | str:
@@ -171,10 +187,7 @@ def pairing_plan_for(cls: type) -> PairingPlan | str:
         (`Model` or `Optional[Model]`, not a list) whose own class `plan_for` accepts, with a
         positive weight; else the reason, such as `"field 'tags' is a list"`. Worked out once per class.
     """
-    found = _PAIRINGS.get(cls)
-    if found is None:
-        found = _PAIRINGS[cls] = _pairing(cls)
-    return found
+    return class_cached(_PAIRINGS, cls, _pairing)
 
 
 def _pairing(cls: type) -> PairingPlan | str:
@@ -249,9 +262,11 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
         pred = [getattr(item, rule.name) for item in pred_list]
         present = [v for v in (*gt, *pred) if v is not None]
         kinds = {type(v) for v in present}
-        # One class, the one planned (by `_pairing`, so `_PLANS` holds it): not text or another object set there.
-        # (Equal, not the same object: two threads planning a class at once may each make its plan.)
-        if len(kinds) > 1 or (kinds and _PLANS.get(next(iter(kinds))) != rule.plan):
+        # One class, the one planned, with the plan it has now (its `match_threshold` may have changed since the
+        # pairing was planned): not text or another object set there. (Equal, not the same object: two threads
+        # planning a class at once may each make its plan.)
+        kind = next(iter(kinds), None)
+        if len(kinds) > 1 or (kind is not None and (kind not in _PLANS or plan_for(kind) != rule.plan)):
             return None
         gt_absent = np.array([v is None for v in gt], dtype=bool)
         pred_absent = np.array([v is None for v in pred], dtype=bool)

@@ -15,10 +15,11 @@ with three of its parts swapped for subclasses, through the seams the engine its
 - every other list takes the engine's path, element by element, through this same engine,
   so lists nested inside it are matched once too; the per-field counts of its matched pairs
   read each pair's comparison (stickler's compares every good pair's nested objects and lists
-  a second time, through its own dispatch, matching a nested list again);
+  a second time, through its own dispatch, matching a nested list again), and a pair's
+  non-match records are collected only when the collector documents that pair (`PairRecords`);
 - with `vectorised`, a field holding one plain value is dispatched from the class's field
-  configurations read once (`_fields_of`), not asked for on every call, and so is the count
-  of the prediction's extra keys.
+  configurations read once (`_fields_of`, read again if the class's `match_threshold`
+  changes), not asked for on every call, and so is the count of the prediction's extra keys.
 
 The result dict is the one `compare_with` returns, value for value and type for type
 (`tests/engine/test_listmatch.py` and `tests/engine/test_fastmatch.py` compare them against the stock engine
@@ -47,9 +48,17 @@ from stickler.structured_object_evaluator.models.structured_list_comparator impo
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel, _annotation_is_list
 
 from .assignment import assign
-from .fastmatch import ElementColumns, ElementPlan, PairingPlan, pairing_plan_for, pairing_similarity, plan_for
+from .fastmatch import (
+    ElementColumns,
+    ElementPlan,
+    PairingPlan,
+    class_cached,
+    pairing_plan_for,
+    pairing_similarity,
+    plan_for,
+)
 from .fastread import read
-from .listrecords import MatchContext, MatchPaths, RecordCollector
+from .listrecords import MatchContext, MatchPaths, PairRecords, RecordCollector
 from .pairwise import scalar_similarity
 
 logger = logging.getLogger(__name__)
@@ -200,11 +209,11 @@ class _Engine(ComparisonEngine):  # type: ignore[misc]
         super().__init__(model)
         self._dispatcher = _Dispatcher(model, context, prefix)
         self._non_match_collector = RecordCollector(model, context)
-        self.fields: dict[str, Any] = {}  # the field results of this engine's last `compare_recursive`
+        self.result: dict[str, Any] = {}  # this engine's last `compare_recursive` result
 
     def compare_recursive(self, other: StructuredModel) -> dict[str, Any]:
         result: dict[str, Any] = super().compare_recursive(other)
-        self.fields = result["fields"]
+        self.result = result
         return result
 
     def _count_extra_fields_as_false_alarms(self, other: StructuredModel) -> int:
@@ -231,25 +240,29 @@ class _Engine(ComparisonEngine):  # type: ignore[misc]
 
 #: The engine's field configurations of a class (`_get_comparison_info`, fixed when stickler builds the class),
 #: and which fields hold one plain value (neither a list nor a model); an entry goes with its class.
-_FIELDS: weakref.WeakKeyDictionary[type, tuple[dict[str, Any], frozenset[str]]] = weakref.WeakKeyDictionary()
+_FIELDS: weakref.WeakKeyDictionary[type, tuple[Any, tuple[dict[str, Any], frozenset[str]]]] = (
+    weakref.WeakKeyDictionary()
+)
 #: The values a plain field's fast dispatch takes (others, such as a dict or a subclass of str, take the engine's).
 _PLAIN_VALUES = frozenset({str, int, float, bool, type(None)})
 
 
 def _fields_of(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
-    """`(field name -> the engine's comparison config, the names of plain-value fields)` of a model class."""
-    found = _FIELDS.get(cls)
-    if found is None:
-        names = [name for name in cls.model_fields if name != "extra_fields"]  # type: ignore[attr-defined]
-        infos = {name: cls._get_comparison_info(name) for name in names}  # type: ignore[attr-defined]
-        plain = frozenset(
-            name
-            for name in names
-            if not _annotation_is_list(cls.model_fields[name].annotation)  # type: ignore[attr-defined]
-            and not ConfigurationHelper.is_structured_field_type(cls.model_fields[name])  # type: ignore[attr-defined]
-        )
-        found = _FIELDS[cls] = (infos, plain)
-    return found
+    """`(field name -> the engine's comparison config, the names of plain-value fields)` of a model class, read
+    again when its `match_threshold` changes (`fastmatch.class_cached`)."""
+    return class_cached(_FIELDS, cls, _read_fields)
+
+
+def _read_fields(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+    names = [name for name in cls.model_fields if name != "extra_fields"]  # type: ignore[attr-defined]
+    infos = {name: cls._get_comparison_info(name) for name in names}  # type: ignore[attr-defined]
+    plain = frozenset(
+        name
+        for name in names
+        if not _annotation_is_list(cls.model_fields[name].annotation)  # type: ignore[attr-defined]
+        and not ConfigurationHelper.is_structured_field_type(cls.model_fields[name])  # type: ignore[attr-defined]
+    )
+    return infos, plain
 
 
 class _Dispatcher(ComparisonDispatcher):  # type: ignore[misc]
@@ -454,10 +467,14 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         if gt_item is None or pred_item is None:
             return i, j, 1.0 if gt_item is None and pred_item is None else 0.0
         engine = _Engine(gt_item, self._context, f"{self._path}.")
-        result = engine.compare_with(pred_item, document_non_matches=self._context.document_non_matches)
-        self._compared[(id(gt_item), id(pred_item))] = engine.fields
+        result = engine.compare_with(pred_item)
+        self._compared[(id(gt_item), id(pred_item))] = engine.result["fields"]
         if self._context.document_non_matches:
-            self._context.pairs[(id(gt_item), id(pred_item))] = result["non_matches"]
+            # Collected only if the collector asks for this pair, as the engine documents it only then: collecting
+            # them all at once ran the engine's matching of a list of values inside a pair it never documents.
+            self._context.pairs[(id(gt_item), id(pred_item))] = PairRecords(
+                engine.non_match_collector, engine.result, pred_item
+            )
         return i, j, result["overall_score"]
 
     def _calculate_nested_field_metrics(
@@ -534,9 +551,11 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
             gt_item, pred_item = gt_list[i], pred_list[j]
             if gt_item is None or pred_item is None:
                 continue
+            # Read as the engine reads them, so an element without the field (another class, or something set
+            # without validation) raises here as it does there; the pair's comparison read it as None.
+            gt_value, pred_value = getattr(gt_item, sub_field_name), getattr(pred_item, sub_field_name)
             fields = self._compared.get((id(gt_item), id(pred_item)))
             if fields is None or sub_field_name not in fields:  # (not compared here: the engine's own dispatch)
-                gt_value, pred_value = getattr(gt_item, sub_field_name), getattr(pred_item, sub_field_name)
                 results.append(gt_item._dispatch_field_comparison(sub_field_name, gt_value, pred_value))
             else:
                 results.append(fields[sub_field_name])

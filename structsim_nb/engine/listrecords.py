@@ -21,7 +21,7 @@ from stickler.structured_object_evaluator.models.structured_model import Structu
 
 from .fastmatch import ElementColumns
 
-__all__ = ["MatchContext", "MatchPaths", "RecordCollector", "RecordHelper"]
+__all__ = ["MatchContext", "MatchPaths", "PairRecords", "RecordCollector", "RecordHelper"]
 
 
 #: Which path matched each list field during one comparison: `{"line_items": {"vectorised"}}`.
@@ -36,7 +36,8 @@ class MatchContext:
     document_non_matches: bool
     #: (id(gt_list), id(pred_list)) -> the engine's matched pairs `(gt, pred, similarity)`.
     assignments: dict[tuple[int, int], list[tuple[int, int, Any]]] = field(default_factory=dict)
-    #: (id(gt_item), id(pred_item)) -> that pair's non-match records, or where to read them.
+    #: (id(gt_item), id(pred_item)) -> where to read that pair's non-match records: the vectorised columns
+    #: `(columns, i, j, flagged fields)`, or the comparison that scored the pair (`PairRecords`).
     pairs: dict[tuple[int, int], Any] = field(default_factory=dict)
     paths: MatchPaths = field(default_factory=dict)
 
@@ -76,6 +77,24 @@ def _ordered(record: dict[str, Any]) -> dict[str, Any]:
     return {key: record[key] for key in _RECORD_KEYS if key in record}
 
 
+@dataclass(frozen=True)
+class PairRecords:
+    """A matched pair's non-match records, collected when first asked for from the comparison that scored it.
+
+    `collector` is that comparison's collector, `result` its `compare_recursive` result, `prediction` the
+    predicted element: `records()` is what `compare_with(document_non_matches=True)` would have returned as
+    `non_matches`. Each call collects them again.
+    """
+
+    collector: Any
+    result: dict[str, Any]
+    prediction: Any
+
+    def records(self) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = self.collector.collect_enhanced_non_matches(self.result, self.prediction)
+        return found
+
+
 class RecordHelper(NonMatchesHelper):  # type: ignore[misc]
     """stickler's list non-match helper, reading the comparison's own assignments and pair records."""
 
@@ -103,8 +122,8 @@ class RecordHelper(NonMatchesHelper):  # type: ignore[misc]
         if isinstance(found, tuple):
             columns, i, j, fields = found
             records = _field_non_matches(columns, i, j, fields, gt_object, pred_object)
-        elif found is not None:
-            records = found
+        elif isinstance(found, PairRecords):
+            records = found.records()
         else:
             records = gt_object.compare_with(pred_object, document_non_matches=True).get("non_matches", [])
         entries = []

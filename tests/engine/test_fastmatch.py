@@ -291,6 +291,20 @@ class TestPlan:
     def test_anything_else_says_why(self, path, reason):
         assert plan_for(element(path)) == reason
 
+    def test_a_changed_match_threshold_makes_the_plan_again(self, monkeypatch):
+        # A field without `ComparableField` takes its threshold from the class's `match_threshold`, which a
+        # caller may reassign; the engine reads it on every call, so a kept plan must not outlive it.
+        class Bare(StructuredModel):
+            match_threshold = 0.5
+            name: str | None = None
+
+        first = plan_for(Bare)
+        assert isinstance(first, ElementPlan) and first.fields[0].threshold == 0.5
+        assert plan_for(Bare) is first  # kept while the threshold stands
+        monkeypatch.setattr(Bare, "match_threshold", 0.9)
+        again = plan_for(Bare)
+        assert isinstance(again, ElementPlan) and again.fields[0].threshold == 0.9
+
     def test_a_value_that_is_not_a_scalar_stops_the_columns(self):
         plan = plan_for(element("items"))
         assert isinstance(plan, ElementPlan)

@@ -295,7 +295,8 @@ class TestPairedLists:
     def test_a_nested_plan_made_twice_still_pairs(self, monkeypatch):
         # Two threads planning the nested class at once each make a plan: equal ones, not the same object.
         pairing_plan_for(Priced)
-        monkeypatch.setitem(fastmatch._PLANS, Money, dataclasses.replace(fastmatch._PLANS[Money]))
+        threshold, plan = fastmatch._PLANS[Money]
+        monkeypatch.setitem(fastmatch._PLANS, Money, (threshold, dataclasses.replace(plan)))
         items = [{"sku": "A1", "price": {"amount": 1.0}, "shipping": {}}, {"sku": "B2", "shipping": {}}]
         gt, pred = Order.from_json({"items": items}), Order.from_json({"items": items[::-1]})
         got, paths = compare(gt, pred, document_non_matches=True)
@@ -451,3 +452,75 @@ class TestElementsHoldingLists:
         seen.clear()
         compare(gt, pred, vectorised=False)
         assert "name" in seen and "ref" in seen
+
+
+# -- what the engine reads on every call, read again when it changes; what it refuses, refused -----------------
+
+
+class Bare(StructuredModel):  # fields without ComparableField: thresholds from the class's match_threshold
+    match_threshold = 0.5
+    name: str | None = None
+    code: str | None = None
+
+
+class BareDoc(StructuredModel):
+    match_threshold = 0.5
+    items: list[Bare] = []
+    title: str | None = None
+
+
+class TestClassSettings:
+    @pytest.mark.parametrize("threshold", [0.9, 0.3])
+    def test_a_changed_match_threshold_is_read_again(self, monkeypatch, threshold):
+        gt = BareDoc(items=[Bare(name="abc", code="x"), Bare(name="zzz", code="y")], title="abc")
+        pred = BareDoc(items=[Bare(name="abd", code="x"), Bare(name="zzy", code="q")], title="abd")
+        compare(gt, pred)  # the plans and field tables kept at 0.5
+        monkeypatch.setattr(Bare, "match_threshold", threshold)
+        monkeypatch.setattr(BareDoc, "match_threshold", threshold)
+        want = stock(gt, pred)
+        for vectorised in (True, False):
+            assert_identical(want, compare(gt, pred, vectorised=vectorised, document_non_matches=True)[0])
+
+    @pytest.mark.parametrize("vectorised", [True, False])
+    def test_an_element_without_the_field_raises_as_the_engine_does(self, vectorised):
+        # A list of two classes: the per-field counts read the ground truth's fields off the predicted element.
+        class Seal(StructuredModel):
+            code: str | None = None
+
+        class Cat(StructuredModel):
+            name: str | None = None
+            seal: Seal | None = None
+
+        class Dog(StructuredModel):
+            name: str | None = None
+
+        class Pets(StructuredModel):
+            pets: list[Cat | Dog] = []
+
+        gt, pred = Pets(pets=[Cat(name="x", seal=Seal(code="A"))]), Pets(pets=[Dog(name="x")])
+        with pytest.raises(AttributeError, match="seal"):
+            stock(gt, pred)
+        with pytest.raises(AttributeError, match="seal"):
+            compare(gt, pred, vectorised=vectorised, document_non_matches=True)
+
+    def test_a_pair_is_documented_only_when_the_collector_asks(self, monkeypatch):
+        # The engine documents the fields of a matched pair only when the pair is a match; collecting every pair's
+        # records at once ran the engine's matching of lists inside pairs it never documents (and a value there
+        # that its comparator refuses then raised where the engine does not).
+        from structsim_nb.engine.listrecords import RecordCollector
+
+        calls: list[str] = []
+        original = RecordCollector.collect_enhanced_non_matches
+
+        def spy(self: Any, recursive_result: Any, other: Any) -> Any:
+            calls.append(type(self.model).__name__)
+            return original(self, recursive_result, other)
+
+        monkeypatch.setattr(RecordCollector, "collect_enhanced_non_matches", spy)
+        crates = [{"ref": f"c{i}", "tags": ["red"], "parcels": [{"code": "A", "qty": 1}]} for i in range(4)]
+        changed = [{**crate, "ref": "other"} for crate in crates[:2]] + crates[2:]  # two pairs below the threshold
+        gt, pred = yard_models({"crates": crates}, {"crates": changed}, match_threshold=0.9)
+        raw, paths = compare(gt, pred, document_non_matches=True)
+        assert paths["crates"] == {"engine"}
+        assert sorted(calls) == ["CrateEval", "CrateEval", "YardEval"]  # the document, and the two good pairs
+        assert_identical(stock(gt, pred), raw)
