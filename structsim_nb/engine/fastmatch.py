@@ -9,9 +9,11 @@ score, per-field counts and non-match fields off the same matrices. The assignme
 engine's own solver (`assignment.assign`).
 
 A field with a comparator that has no vectorised equivalent, or a nested object or list, makes
-the element class unsupported (`plan_for` says why), and the caller runs the engine's path for
-that list. `tests/engine/test_fastmatch.py` and `tests/engine/test_listmatch.py` hold the differential tests
-against the stock engine.
+the element class unsupported (`plan_for` says why). If its nested objects are flat and its
+lists hold plain values, the list is still paired from vectorised similarities
+(`pairing_plan_for`, `pairing_similarity`, `valuelists`) and each matched pair compared by the
+engine; otherwise the caller runs the engine's path for that list. `tests/engine/test_fastmatch.py`
+and `tests/engine/test_listmatch.py` hold the differential tests against the stock engine.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .pairwise import FUZZY_SCORERS, SCALARS, VECTORISERS, similarity_matrix
+from .valuelists import values_similarity
 
 __all__ = [
     "ElementColumns",
@@ -31,6 +34,7 @@ __all__ = [
     "FieldRule",
     "NestedRule",
     "PairingPlan",
+    "ValuesRule",
     "class_cached",
     "pairing_plan_for",
     "pairing_similarity",
@@ -160,15 +164,29 @@ class NestedRule:
 
 
 @dataclass(frozen=True)
+class ValuesRule:
+    """An element field holding a list of plain values whose comparator vectorises.
+
+    For pairing, stickler scores such a field by matching the two lists (`compare_field_raw`), which
+    `valuelists.values_similarity` computes for every pair.
+    """
+
+    name: str
+    comparator: Any
+    weight: float
+
+
+@dataclass(frozen=True)
 class PairingPlan:
     """An element class whose pair similarities vectorise though its per-pair work does not.
 
-    Its fields are plain values (`FieldRule`) and nested objects of plain values (`NestedRule`):
-    the matrix the assignment reads is built in one pass (`pairing_similarity`), and each matched
-    pair is then compared by the engine (`engine` says why: the reason `plan_for` gave).
+    Its fields are plain values (`FieldRule`), nested objects of plain values (`NestedRule`) and lists
+    of plain values (`ValuesRule`): the matrix the assignment reads is built in one pass
+    (`pairing_similarity`), and each matched pair is then compared by the engine (`engine` says
+    why: the reason `plan_for` gave).
     """
 
-    fields: tuple[FieldRule | NestedRule, ...]
+    fields: tuple[FieldRule | NestedRule | ValuesRule, ...]
     engine: str
 
 
@@ -183,9 +201,11 @@ def pairing_plan_for(cls: type) -> PairingPlan | str:
         cls: The element's `StructuredModel` class.
 
     Returns:
-        A `PairingPlan` when every field is a plain value `plan_for` accepts, or a nested object
-        (`Model` or `Optional[Model]`, not a list) whose own class `plan_for` accepts, with a
-        positive weight; else the reason, such as `"field 'tags' is a list"`. Worked out once per class.
+        A `PairingPlan` when every field is a plain value `plan_for` accepts, a nested object
+        (`Model` or `Optional[Model]`, not a list) whose own class `plan_for` accepts, or a list of
+        plain values whose comparator vectorises, each with a positive weight; else the reason, such
+        as `"field 'parcels' is a list of objects"`. Worked out once per class (again if its
+        `match_threshold` changes).
     """
     return class_cached(_PAIRINGS, cls, _pairing)
 
@@ -197,10 +217,16 @@ def _pairing(cls: type) -> PairingPlan | str:
     engine = plan_for(cls)
     if isinstance(engine, ElementPlan):
         return "every field vectorises"  # (the caller uses the whole vectorised path)
-    rules: list[FieldRule | NestedRule] = []
+    rules: list[FieldRule | NestedRule | ValuesRule] = []
     for name in _field_names(cls):
         info = cls.model_fields[name]  # type: ignore[attr-defined]
-        if _annotation_is_list(info.annotation) or not ConfigurationHelper.is_structured_field_type(info):
+        if _annotation_is_list(info.annotation):
+            values = _values_rule(cls, name, info)
+            if isinstance(values, str):
+                return values
+            rules.append(values)
+            continue
+        if not ConfigurationHelper.is_structured_field_type(info):
             rule = _scalar_rule(cls, name)
             if isinstance(rule, str):
                 return rule
@@ -222,6 +248,23 @@ def _pairing(cls: type) -> PairingPlan | str:
     return PairingPlan(tuple(rules), engine)
 
 
+def _values_rule(cls: type, name: str, info: Any) -> ValuesRule | str:
+    """The rule for a list field holding plain values compared by a vectorised comparator, else why not."""
+    from stickler.structured_object_evaluator.models.configuration_helper import ConfigurationHelper
+
+    if ConfigurationHelper.is_structured_field_type(info):
+        return f"field {name!r} is a list of objects"
+    comparator = cls._get_comparison_info(name).comparator  # type: ignore[attr-defined]
+    kind = type(comparator)
+    if kind not in VECTORISERS:
+        return f"field {name!r} is a list compared by {kind.__name__}"
+    if hasattr(comparator, "_fuzzy_func") and comparator._fuzzy_func not in FUZZY_SCORERS:
+        return f"field {name!r} uses an unknown fuzzy scorer"
+    weight = cls._get_comparison_info(name).weight  # type: ignore[attr-defined]
+    reason = _weight_reason(name, weight, 0.0)
+    return reason or ValuesRule(name, comparator, weight)
+
+
 def _nested_class(annotation: Any) -> type | None:
     """The model class of a `Model` or `Optional[Model]` annotation, as stickler's reader finds it."""
     from stickler.structured_object_evaluator.models.configuration_helper import ConfigurationHelper
@@ -239,9 +282,11 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
 
     Plain fields as `ElementColumns` scores them; a nested object field scores the nested pair's
     `compare_with` overall score (`ElementColumns.pair_scores` over the nested objects), 0.0 when
-    one side holds none, and is left out when neither does. None when a value is not what the plan
-    expects (a nested value that is not one object of the plan's class, a plain field holding
-    something else): the engine then pairs the list.
+    one side holds none, and is left out when neither does; a list of plain values scores the two
+    lists matched as the engine matches them (`valuelists.values_similarity`), with the same blank
+    rules (None or an empty list is blank). None when a value is not what the plan expects (a
+    nested value that is not one object of the plan's class, a list holding something but plain
+    values, a plain field holding something else): the engine then pairs the list.
     """
     shape = (len(gt_list), len(pred_list))
     weights: list[float] = []
@@ -249,6 +294,27 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
     absent_gt: list[np.ndarray] = []
     absent_pred: list[np.ndarray] = []
     for rule in plan.fields:
+        if isinstance(rule, ValuesRule):
+            gt_values = [getattr(item, rule.name) for item in gt_list]
+            pred_values = [getattr(item, rule.name) for item in pred_list]
+            # Lists of plain values (or none): anything else set there is the engine's to score.
+            if not all(v is None or (type(v) is list and all(type(x) in SCALARS for x in v)) for v in gt_values):
+                return None
+            if not all(v is None or (type(v) is list and all(type(x) in SCALARS for x in v)) for v in pred_values):
+                return None
+            raws.append(
+                values_similarity(
+                    rule.comparator,
+                    rule.name,
+                    gt_list,
+                    [v or [] for v in gt_values],
+                    [v or [] for v in pred_values],
+                )
+            )
+            absent_gt.append(np.array([not v for v in gt_values], dtype=bool))
+            absent_pred.append(np.array([not v for v in pred_values], dtype=bool))
+            weights.append(rule.weight)
+            continue
         if isinstance(rule, FieldRule):
             columns = ElementColumns(ElementPlan((rule,)), gt_list, pred_list)
             if not columns.supported:

@@ -271,12 +271,13 @@ class TestPairedLists:
         want = np.array([[a.compare(b) for b in pred] for a in gt])
         assert np.array_equal(pairing_similarity(plan, gt, pred), want)
 
-    def test_a_list_inside_the_element_still_pairs_by_the_engine(self):
-        gt, pred = eval_pair(Basket, {"items": [{"sku": "a", "tags": ["x"]}]}, {"items": [{"sku": "a"}, {"sku": "b"}]})
+    def test_a_list_of_objects_inside_the_element_still_pairs_by_the_engine(self):
+        crate = {"ref": "a", "parcels": [{"code": "A"}]}
+        gt, pred = yard_models({"crates": [crate]}, {"crates": [crate, {"ref": "b"}]})
         got, paths = compare(gt, pred, document_non_matches=True)
         assert_identical(stock(gt, pred), got)
-        assert paths == {"items": {"engine"}}
-        assert pairing_plan_for(type(gt.items[0])) == "field 'tags' is a list"
+        assert paths["crates"] == {"engine"}
+        assert pairing_plan_for(type(gt.crates[0])) == "field 'parcels' is a list of objects"
 
     # (the engine dumps the odd value, and warns that a dict there is compared as a scalar)
     @pytest.mark.filterwarnings("ignore:Pydantic serializer warnings", "ignore:Field 'price' holds a mapping")
@@ -524,3 +525,105 @@ class TestClassSettings:
         assert paths["crates"] == {"engine"}
         assert sorted(calls) == ["CrateEval", "CrateEval", "YardEval"]  # the document, and the two good pairs
         assert_identical(stock(gt, pred), raw)
+
+
+# -- elements holding lists of plain values: paired, each list pair scored as the engine scores it ----------
+
+
+class Serial(StructuredModel):
+    match_threshold = 0.6
+
+    sku: str | None = ComparableField(comparator=ExactComparator(), threshold=1.0)
+    serials: list[str] = ComparableField(default=[], comparator=LevenshteinComparator(), weight=2.0)
+    codes: list[str] | None = ComparableField(default=None, comparator=ExactComparator(case_sensitive=False))
+    sizes: list[float] = ComparableField(default=[], comparator=NumericComparator(relative_tolerance=0.01))
+    notes: list[str] = ComparableField(default=[], comparator=FuzzyComparator(method="token_sort_ratio"))
+
+
+class Shipped(StructuredModel):
+    items: list[Serial] = ComparableField(default=[])
+
+
+VALUES = st.sampled_from(["SN-1", "SN-2", "sn-1", "SN-12", "", "Straße", "STRASSE", "x"])
+SERIAL = {
+    "sku": st.sampled_from([None, "A", "B", "C"]),
+    "serials": st.lists(VALUES, max_size=4),
+    "codes": st.one_of(st.none(), st.lists(st.sampled_from(["a", "A", "b"]), max_size=3)),
+    "sizes": st.lists(st.sampled_from([1.0, 1.005, 1.02, 2.0, 0.0]), max_size=3),
+    "notes": st.lists(st.sampled_from(["red box", "box red", "blue", ""]), max_size=2),
+}
+
+
+class TestValueLists:
+    """Elements holding lists of plain values: pair similarities by `valuelists`, each matched pair by the engine."""
+
+    @SETTINGS
+    @given(data=st.data())
+    def test_the_pair_similarities_are_the_engines(self, data):
+        gt = Shipped.from_json({"items": data.draw(st.lists(st.fixed_dictionaries(SERIAL), min_size=1, max_size=5))})
+        pred = Shipped.from_json({"items": data.draw(st.lists(st.fixed_dictionaries(SERIAL), min_size=1, max_size=5))})
+        plan = pairing_plan_for(Serial)
+        assert isinstance(plan, PairingPlan)
+        got = pairing_similarity(plan, gt.items, pred.items)
+        want = np.array([[a.compare(b) for b in pred.items] for a in gt.items])
+        assert got is not None and got.tobytes() == want.tobytes()  # bit for bit
+
+    @SETTINGS
+    @given(data=st.data(), threshold=st.sampled_from([None, 0.5, 1.0]))
+    def test_identical_to_the_engine(self, data, threshold):
+        items = data.draw(st.lists(st.fixed_dictionaries(SERIAL), max_size=6))
+        predicted = prediction_list(data, items, SERIAL)
+        if threshold is not None:
+            Serial.match_threshold = threshold
+        try:
+            gt, pred = Shipped.from_json({"items": items}), Shipped.from_json({"items": predicted})
+            want = stock(gt, pred)
+            for vectorised in (True, False):
+                got, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
+                assert_identical(want, got)
+                if vectorised and items and predicted:
+                    assert paths == {"items": {"paired"}}
+        finally:
+            Serial.match_threshold = 0.6
+
+    def test_ties_and_long_lists_are_scored_by_the_engine(self, monkeypatch):
+        # Equal-cost assignments that score differently, and lists with more assignments than are enumerated,
+        # are left to the engine's own `compare_field_raw` for that pair; the rest never reach it.
+        from structsim_nb.engine import valuelists
+
+        asked: list[tuple[int, int]] = []
+        original = StructuredModel.compare_field_raw
+
+        def spy(self: Any, field_name: str, other: Any) -> Any:
+            asked.append((len(getattr(self, field_name) or []), len(other or [])))
+            return original(self, field_name, other)
+
+        monkeypatch.setattr(StructuredModel, "compare_field_raw", spy)
+        long = [f"SN-{k}" for k in range(7)]  # 7 x 7: 5,040 assignments
+        gt = Shipped.from_json({"items": [{"serials": long}, {"serials": ["SN-1", "SN-2"]}]})
+        pred = Shipped.from_json({"items": [{"serials": long[::-1]}, {"serials": ["SN-2", "SN-1"]}]})
+        got = pairing_similarity(pairing_plan_for(Serial), gt.items, pred.items)
+        assert (7, 7) in asked and (2, 2) not in asked
+        want = np.array([[a.compare(b) for b in pred.items] for a in gt.items])
+        assert got is not None and got.tobytes() == want.tobytes()
+        # Treat every assignment as tied with the best: the two that score differently (SN-1 to SN-2 and back, or
+        # each to itself) leave the pair unsettled, so the engine scores it.
+        asked.clear()
+        monkeypatch.setattr(valuelists, "_TIE", 2.0)
+        got = pairing_similarity(pairing_plan_for(Serial), gt.items[1:], pred.items[1:])
+        assert asked == [(2, 2)]
+        assert got is not None and got[0, 0] == gt.items[1].compare(pred.items[1])
+
+    def test_a_long_list_is_paired_without_the_engines_matching(self, monkeypatch):
+        rows = [{"sku": f"S{i}", "serials": [f"SN-{i}-{k}" for k in range(1 + i % 3)]} for i in range(40)]
+        gt, pred = Shipped.from_json({"items": rows}), Shipped.from_json({"items": rows[::-1]})
+        calls = TestMatchOnce().counting(monkeypatch)
+        raw, paths = compare(gt, pred, document_non_matches=True)
+        assert paths == {"items": {"paired"}} and raw["overall_score"] == 1.0
+        assert [n for n in calls if n >= 40] == []  # the element list: never the engine's pair-by-pair matching
+
+    def test_text_where_a_list_belongs_is_paired_by_the_engine(self):
+        gt = Shipped.from_json({"items": [{"serials": ["a"]}, {"serials": ["b"]}]})
+        pred = Shipped.from_json({"items": [{"serials": ["a"]}]})
+        object.__setattr__(pred.items[0], "serials", "a")  # set without validation
+        assert pairing_similarity(pairing_plan_for(Serial), gt.items, pred.items) is None
