@@ -1165,12 +1165,15 @@ class TestFastMatching:
         explained = StructuredOutputSimilarity(Manifest).explain()
         assert explained["shipments"]["matching"] == "engine: field 'items' is a list"
         assert explained["shipments.items"]["matching"] == "vectorised"
-        assert explained["tagged"]["matching"] == "engine: field 'tags' is a list"
 
     def test_lists_of_objects_holding_objects_are_paired_and_say_so(self):
         explained = StructuredOutputSimilarity(PurchaseOrder).explain()
         assert explained["items"]["matching"] == "paired: field 'price' is a nested object"
         assert "matching" not in explained["items.price"]
+
+    def test_lists_of_objects_holding_lists_of_values_are_paired_and_say_so(self):
+        explained = StructuredOutputSimilarity(Manifest).explain()
+        assert explained["tagged"]["matching"] == "paired: field 'tags' is a list"
 
     def test_off_says_so(self):
         explained = StructuredOutputSimilarity(Invoice, fast_matching=False).explain()
