@@ -302,15 +302,12 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
                 return None
             if not all(v is None or (type(v) is list and all(type(x) in SCALARS for x in v)) for v in pred_values):
                 return None
-            raws.append(
-                values_similarity(
-                    rule.comparator,
-                    rule.name,
-                    gt_list,
-                    [v or [] for v in gt_values],
-                    [v or [] for v in pred_values],
-                )
+            raw = values_similarity(
+                rule.comparator, rule.name, gt_list, [v or [] for v in gt_values], [v or [] for v in pred_values]
             )
+            if raw is None:
+                return None
+            raws.append(raw)
             absent_gt.append(np.array([not v for v in gt_values], dtype=bool))
             absent_pred.append(np.array([not v for v in pred_values], dtype=bool))
             weights.append(rule.weight)

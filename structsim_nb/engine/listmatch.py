@@ -417,8 +417,10 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
             similarity = self._columns.similarity() if self._columns is not None else self._pairing
             if similarity is not None:
                 if len(gt_list) == 1 and len(pred_list) == 1:
-                    # The engine scores a 1x1 list directly (a Python float, no solver).
-                    matched_pairs = [(0, 0, float(similarity[0, 0]))]
+                    # The engine scores a 1x1 list directly, no solver: a Python float for plain fields, a numpy
+                    # one when a list of values inside the pair was matched; a paired pair asks the engine.
+                    one = float(similarity[0, 0]) if self._columns is not None else gt_list[0].compare(pred_list[0])
+                    matched_pairs = [(0, 0, one)]
                 else:
                     matched_pairs = [(i, j, similarity[i, j]) for i, j in assign(similarity)]
             else:

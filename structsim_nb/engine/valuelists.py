@@ -35,6 +35,8 @@ __all__ = ["values_similarity"]
 _TIE = 1e-9
 #: Most assignments of two lists enumerated for one pair (6 values against 6); longer lists go to the engine.
 _MOST_ASSIGNMENTS = 720
+#: Most similarities held at once while weighing assignments (about 16 MB of doubles): pairs go in chunks.
+_MOST_CELLS = 2_000_000
 
 
 def values_similarity(
@@ -43,7 +45,7 @@ def values_similarity(
     gt_items: Sequence[Any],
     gt_values: Sequence[list[Any]],
     pred_values: Sequence[list[Any]],
-) -> np.ndarray:
+) -> np.ndarray | None:
     """`gt_items[i].compare_field_raw(field_name, pred_values[j])` for every pair where both lists hold values.
 
     Args:
@@ -56,10 +58,8 @@ def values_similarity(
 
     Returns:
         A `len(gt_values) x len(pred_values)` array; entries where either list is empty are 0.0 (the
-        caller leaves them to the blank rules).
-
-    Raises:
-        Exception: Whatever the comparator raises for a value.
+        caller leaves them to the blank rules). None when the comparator raises for a value: the
+        engine, comparing pair by pair, then raises what it raises for the first pair it reaches.
     """
     out = np.zeros((len(gt_values), len(pred_values)))
     gt_start = np.cumsum([0] + [len(v) for v in gt_values])
@@ -68,7 +68,10 @@ def values_similarity(
     flat_pred = [x for v in pred_values for x in v]
     if not flat_gt or not flat_pred:
         return out
-    sim = similarity_matrix(comparator, flat_gt, flat_pred)
+    try:
+        sim = similarity_matrix(comparator, flat_gt, flat_pred)
+    except Exception:  # noqa: BLE001 - the engine's path raises the engine's own error, in its order
+        return None
     groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for i, gt in enumerate(gt_values):
         if gt:
@@ -78,12 +81,15 @@ def values_similarity(
     for (m, n), pairs in groups.items():
         rows = np.array([i for i, _ in pairs])
         cols = np.array([j for _, j in pairs])
-        if math.perm(max(m, n), min(m, n)) > _MOST_ASSIGNMENTS:
-            scores, settled = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=bool)
-        else:
-            gt_index = (gt_start[rows][:, None] + np.arange(m))[:, :, None]
-            pred_index = (pred_start[cols][:, None] + np.arange(n))[:, None, :]
-            scores, settled = _assigned_scores(sim[gt_index, pred_index], m, n)
+        assignments = math.perm(max(m, n), min(m, n))
+        scores, settled = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=bool)
+        if assignments <= _MOST_ASSIGNMENTS:
+            step = max(1, _MOST_CELLS // (assignments * min(m, n)))
+            for at in range(0, len(pairs), step):
+                part = slice(at, at + step)
+                gt_index = (gt_start[rows[part]][:, None] + np.arange(m))[:, :, None]
+                pred_index = (pred_start[cols[part]][:, None] + np.arange(n))[:, None, :]
+                scores[part], settled[part] = _assigned_scores(sim[gt_index, pred_index], m, n)
         out[rows[settled], cols[settled]] = scores[settled]
         for i, j in zip(rows[~settled].tolist(), cols[~settled].tolist(), strict=True):
             out[i, j] = gt_items[i].compare_field_raw(field_name, pred_values[j])

@@ -627,3 +627,29 @@ class TestValueLists:
         pred = Shipped.from_json({"items": [{"serials": ["a"]}]})
         object.__setattr__(pred.items[0], "serials", "a")  # set without validation
         assert pairing_similarity(pairing_plan_for(Serial), gt.items, pred.items) is None
+
+    def test_one_element_a_side_is_scored_as_the_engine_types_it(self):
+        # A 1x1 list is scored without the solver; a list of values inside the pair matched by munkres makes the
+        # engine's score a numpy float, which the non-match record's similarity keeps.
+        gt = Shipped.from_json({"items": [{"serials": ["a", "b"]}]})
+        pred = Shipped.from_json({"items": [{"serials": ["x", "b"]}]})
+        got, paths = compare(gt, pred, document_non_matches=True)
+        assert paths == {"items": {"paired"}}
+        assert_identical(stock(gt, pred), got)
+
+    def test_a_value_the_comparator_refuses_raises_the_engines_error(self):
+        # The engine compares pair by pair and raises for the first pair it reaches; the vectorised matrix would
+        # read every value first and could meet another error first, so the engine pairs such a list.
+        class Counted(StructuredModel):
+            nums: list[bool | int] = ComparableField(default=[], comparator=NumericComparator())
+
+        class Counts(StructuredModel):
+            items: list[Counted] = ComparableField(default=[])
+
+        gt = Counts.from_json({"items": [{"nums": [1]}, {"nums": [True]}]})
+        pred = Counts.from_json({"items": [{"nums": [10**5000]}, {"nums": [2]}]})
+        assert pairing_similarity(pairing_plan_for(Counted), gt.items, pred.items) is None
+        with pytest.raises(ValueError, match="digits"):
+            stock(gt, pred)
+        with pytest.raises(ValueError, match="digits"):
+            compare(gt, pred)

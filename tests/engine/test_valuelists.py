@@ -62,5 +62,19 @@ def test_blank_lists_are_left_at_zero():
     gt, pred = [Tagged(words=["a"]), Tagged()], [Tagged(), Tagged(words=["a", "b"])]
     comparator = Tagged._get_comparison_info("words").comparator
     got = values_similarity(comparator, "words", gt, [["a"], []], [[], ["a", "b"]])
-    assert got.tolist() == [[0.0, 0.5], [0.0, 0.0]]  # one of two matched, similarity 1.0
+    assert got is not None and got.tolist() == [[0.0, 0.5], [0.0, 0.0]]  # one of two matched, similarity 1.0
     assert got[0, 1] == gt[0].compare_field_raw("words", pred[1].words)
+
+
+def test_pairs_are_weighed_in_chunks_with_the_same_result(monkeypatch):
+    # Six values a side is 720 assignments a pair; all pairs at once would hold gigabytes at 200 elements.
+    from structsim_nb.engine import valuelists
+
+    lists = [[f"v{(i * 7 + k) % 9}" for k in range(6)] for i in range(5)]
+    gt, pred = [Tagged(words=v) for v in lists], [Tagged(words=v[::-1]) for v in lists]
+    comparator = Tagged._get_comparison_info("words").comparator
+    whole = values_similarity(comparator, "words", gt, lists, [v[::-1] for v in lists])
+    monkeypatch.setattr(valuelists, "_MOST_CELLS", 720 * 6 * 2)  # two pairs a chunk
+    chunked = values_similarity(comparator, "words", gt, lists, [v[::-1] for v in lists])
+    assert whole is not None and chunked is not None
+    assert chunked.tobytes() == whole.tobytes() == engine_matrix(gt, pred, "words").tobytes()
