@@ -126,17 +126,21 @@ def _scalar_rule(cls: type, name: str) -> FieldRule | str:
     if ConfigurationHelper.is_structured_field_type(info):
         return f"field {name!r} is a nested object"
     config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
-    comparator = config.comparator
-    kind = type(comparator)
-    if kind not in VECTORISERS:
-        return f"field {name!r} uses {kind.__name__}"
-    if hasattr(comparator, "_fuzzy_func") and comparator._fuzzy_func not in FUZZY_SCORERS:
-        return f"field {name!r} uses an unknown fuzzy scorer"
-    weight, threshold = config.weight, config.threshold
-    reason = _weight_reason(name, weight, threshold)
+    comparator, weight, threshold = config.comparator, config.weight, config.threshold
+    reason = _comparator_reason(name, comparator, "uses") or _weight_reason(name, weight, threshold)
     if reason:
         return reason
     return FieldRule(name, comparator, threshold, weight, bool(config.clip_under_threshold))
+
+
+def _comparator_reason(name: str, comparator: Any, verb: str) -> str | None:
+    """Why a field's comparator has no vectorised equivalent (`verb`: how the reason names it), else None."""
+    kind = type(comparator)
+    if kind not in VECTORISERS:
+        return f"field {name!r} {verb} {kind.__name__}"
+    if hasattr(comparator, "_fuzzy_func") and comparator._fuzzy_func not in FUZZY_SCORERS:
+        return f"field {name!r} uses an unknown fuzzy scorer"
+    return None
 
 
 def _weight_reason(name: str, weight: Any, threshold: Any) -> str | None:
@@ -254,15 +258,9 @@ def _values_rule(cls: type, name: str, info: Any) -> ValuesRule | str:
 
     if ConfigurationHelper.is_structured_field_type(info):
         return f"field {name!r} is a list of objects"
-    comparator = cls._get_comparison_info(name).comparator  # type: ignore[attr-defined]
-    kind = type(comparator)
-    if kind not in VECTORISERS:
-        return f"field {name!r} is a list compared by {kind.__name__}"
-    if hasattr(comparator, "_fuzzy_func") and comparator._fuzzy_func not in FUZZY_SCORERS:
-        return f"field {name!r} uses an unknown fuzzy scorer"
-    weight = cls._get_comparison_info(name).weight  # type: ignore[attr-defined]
-    reason = _weight_reason(name, weight, 0.0)
-    return reason or ValuesRule(name, comparator, weight)
+    config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
+    reason = _comparator_reason(name, config.comparator, "is a list compared by")
+    return reason or _weight_reason(name, config.weight, 0.0) or ValuesRule(name, config.comparator, config.weight)
 
 
 def _nested_class(annotation: Any) -> type | None:
@@ -298,9 +296,8 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
             gt_values = [getattr(item, rule.name) for item in gt_list]
             pred_values = [getattr(item, rule.name) for item in pred_list]
             # Lists of plain values (or none): anything else set there is the engine's to score.
-            if not all(v is None or (type(v) is list and all(type(x) in SCALARS for x in v)) for v in gt_values):
-                return None
-            if not all(v is None or (type(v) is list and all(type(x) in SCALARS for x in v)) for v in pred_values):
+            lists = (*gt_values, *pred_values)
+            if not all(v is None or (type(v) is list and all(type(x) in SCALARS for x in v)) for v in lists):
                 return None
             raw = values_similarity(
                 rule.comparator, rule.name, gt_list, [v or [] for v in gt_values], [v or [] for v in pred_values]

@@ -12,7 +12,9 @@ exactly on.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -234,6 +236,28 @@ PRICED = {
 }
 
 
+@contextlib.contextmanager
+def element_threshold(cls: type, threshold: float | None) -> Iterator[None]:
+    """`cls.match_threshold` set to `threshold` (None: left as it is) for the block, then put back."""
+    before = cls.match_threshold  # type: ignore[attr-defined]
+    if threshold is not None:
+        cls.match_threshold = threshold  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        cls.match_threshold = before  # type: ignore[attr-defined]
+
+
+def assert_paired_as_the_engine(gt: Any, pred: Any) -> None:
+    """`compare` gives stock `compare_with`'s result both ways, and pairs `items` when both sides hold some."""
+    want = stock(gt, pred)
+    for vectorised in (True, False):
+        got, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
+        assert_identical(want, got)
+        if vectorised and gt.items and pred.items:
+            assert paths == {"items": {"paired"}}
+
+
 class TestPairedLists:
     """Elements with nested objects: the assignment reads vectorised similarities, the engine compares each pair."""
 
@@ -242,19 +266,10 @@ class TestPairedLists:
     def test_identical_to_the_engine(self, data, threshold):
         items = data.draw(st.lists(st.fixed_dictionaries(PRICED), max_size=7))
         predicted = prediction_list(data, items, PRICED)
-        if threshold is not None:
-            Priced.match_threshold = threshold
-        try:
+        with element_threshold(Priced, threshold):
             gt = Order.from_json({"items": items, "ref": data.draw(TEXT)})
             pred = Order.from_json({"items": predicted, "ref": data.draw(TEXT)})
-            want = stock(gt, pred)
-            for vectorised in (True, False):
-                got, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
-                assert_identical(want, got)
-                if vectorised and items and predicted:
-                    assert paths == {"items": {"paired"}}
-        finally:
-            Priced.match_threshold = 0.6
+            assert_paired_as_the_engine(gt, pred)
 
     def test_the_pair_similarities_are_the_engines(self):
         rows = [
@@ -573,18 +588,8 @@ class TestValueLists:
     def test_identical_to_the_engine(self, data, threshold):
         items = data.draw(st.lists(st.fixed_dictionaries(SERIAL), max_size=6))
         predicted = prediction_list(data, items, SERIAL)
-        if threshold is not None:
-            Serial.match_threshold = threshold
-        try:
-            gt, pred = Shipped.from_json({"items": items}), Shipped.from_json({"items": predicted})
-            want = stock(gt, pred)
-            for vectorised in (True, False):
-                got, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
-                assert_identical(want, got)
-                if vectorised and items and predicted:
-                    assert paths == {"items": {"paired"}}
-        finally:
-            Serial.match_threshold = 0.6
+        with element_threshold(Serial, threshold):
+            assert_paired_as_the_engine(Shipped.from_json({"items": items}), Shipped.from_json({"items": predicted}))
 
     def test_ties_and_long_lists_are_scored_by_the_engine(self, monkeypatch):
         # Equal-cost assignments that score differently, and lists with more assignments than are enumerated,
