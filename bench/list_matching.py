@@ -31,7 +31,9 @@ lenient path as it was until 2026-12-02 (stickler's `compare_with`, every list m
 items from vectorised similarities and compares each matched pair with the engine (`paired` in
 `explain()`), `engine` pairs them pair by pair. `--serials` scores `SerialInvoice`, whose line items hold
 a list of serial numbers: `ours` pairs the items from vectorised similarities (each pair of serial-number
-lists scored as the engine scores it, `valuelists`), `engine` pairs them pair by pair. Timing is printed,
+lists scored as the engine scores it, `innerlists`), `engine` pairs them pair by pair. `--taxes` scores
+`TaxedInvoice`, whose line items hold a list of tax objects: `ours` pairs the items the same way (each pair
+of tax lists matched as the engine matches them), `engine` pairs them pair by pair. Timing is printed,
 never asserted.
 """
 
@@ -106,6 +108,30 @@ class SerialInvoice(BaseModel):
     line_items: list[SerialLineItem] = []
 
 
+class Tax(BaseModel):
+    kind: str | None = None
+    rate: float | None = None
+    amount: float | None = None
+
+
+class TaxedLineItem(BaseModel):
+    sku: str | None = None
+    description: str | None = None
+    quantity: int | None = None
+    unit_price: float | None = None
+    taxes: list[Tax] = []
+
+
+class TaxedInvoice(BaseModel):
+    """`demo.Invoice` with each line item's taxes (`--taxes`): a list of objects inside every element."""
+
+    invoice_id: str
+    vendor_name: str
+    invoice_date: str | None = None
+    total_amount: float | None = None
+    line_items: list[TaxedLineItem] = []
+
+
 LENGTHS = [1, 5, 10, 20, 50, 100, 200]
 
 
@@ -151,13 +177,22 @@ ODD_VALUES: list[tuple[str, Any]] = [
 
 
 def cases(
-    count: int, items: int, seed: int, *, odd: bool = False, nested: bool = False, serials: bool = False
+    count: int,
+    items: int,
+    seed: int,
+    *,
+    odd: bool = False,
+    nested: bool = False,
+    serials: bool = False,
+    taxes: bool = False,
 ) -> list[EvaluationData[Any, Any]]:
     """Seeded invoice pairs; with `odd`, each predicted side is a dict with one line item value that does not
     validate (from `ODD_VALUES`, in a line item chosen by the seed), so the evaluator reads it leniently; with
     `nested`, both sides are `PricedInvoice` dicts (each unit price an object with its currency, the invoice's
     `USD`, or `EUR` for one line in seven of the prediction); with `serials`, `SerialInvoice` dicts (one to
-    three serial numbers a line, the prediction missing the last of them in one line in five)."""
+    three serial numbers a line, the prediction missing the last of them in one line in five); with `taxes`,
+    `TaxedInvoice` dicts (one or two taxes a line, the prediction missing the second in one line in five and
+    with another rate in one in seven)."""
     out = []
     for index, pair in enumerate(synthetic_invoice_pairs(count, line_items=items, seed=seed)):
         expected: Any = pair["expected"]
@@ -172,6 +207,19 @@ def cases(
                     line["serial_numbers"] = [f"SN-{sku}-{k}" for k in range(count_)]
                     if side is actual and count_ > 1 and sum(map(ord, sku)) % 5 == 0:
                         line["serial_numbers"].pop()
+        if taxes:
+            expected, actual = expected.model_dump(mode="json"), actual.model_dump(mode="json")
+            for side in (expected, actual):
+                for line in side["line_items"]:
+                    # Keyed by the line's SKU, as the serial numbers are.
+                    key = sum(map(ord, str(line.get("sku"))))
+                    base = (line.get("unit_price") or 0.0) * (line.get("quantity") or 0)
+                    rates = [("VAT", 0.2), ("ECO", 0.05)][: 1 + key % 2]
+                    if side is actual and key % 7 == 0:
+                        rates[0] = (rates[0][0], 0.19)
+                    line["taxes"] = [{"kind": k, "rate": r, "amount": round(base * r, 2)} for k, r in rates]
+                    if side is actual and len(rates) > 1 and key % 5 == 0:
+                        line["taxes"].pop()
         if nested:
             expected, actual = expected.model_dump(mode="json"), actual.model_dump(mode="json")
             for side in (expected, actual):
@@ -254,6 +302,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "each matched pair compared by the engine",
     )
     parser.add_argument(
+        "--taxes",
+        action="store_true",
+        help="line items hold a list of tax objects (TaxedInvoice): pairs from vectorised similarities, "
+        "each matched pair compared by the engine",
+    )
+    parser.add_argument(
         "--odd",
         action="store_true",
         help="one line item value in each predicted document does not validate (read leniently); "
@@ -267,11 +321,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="wall time (default) or this process's CPU time, which a busy shared machine skews less",
     )
     args = parser.parse_args(argv)
-    if args.nested and args.serials:
-        parser.error("--nested and --serials are two schemas; choose one")
-    named = approaches(args.skip, PricedInvoice if args.nested else SerialInvoice if args.serials else Invoice)
+    if args.nested + args.serials + args.taxes > 1:
+        parser.error("--nested, --serials and --taxes are three schemas; choose one")
+    model = PricedInvoice if args.nested else SerialInvoice if args.serials else TaxedInvoice if args.taxes else Invoice
+    named = approaches(args.skip, model)
     print(
         f"list matching{', prices nested' if args.nested else ''}{', serial numbers' if args.serials else ''}"
+        f"{', taxes' if args.taxes else ''}"
         f"{', one odd value a document' if args.odd else ''}: "
         f"median ms per document ({args.clock} clock) over {args.runs} runs "
         f"(python {platform.python_version()}, "
@@ -288,7 +344,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     checked = 0
     for length in args.lengths:
         count = max(3, min(args.docs, args.budget // max(length, 1)))
-        docs = cases(count, length, args.seed + length, odd=args.odd, nested=args.nested, serials=args.serials)
+        docs = cases(
+            count, length, args.seed + length, odd=args.odd, nested=args.nested, serials=args.serials, taxes=args.taxes
+        )
         checked += check_identical(named, docs, odd=args.odd)
         figures: dict[str, list[float]] = {name: [] for name in named}
         order = list(named)

@@ -265,9 +265,11 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
             records); a side that validates is read exactly as upstream.
         fast_matching: Match lists of objects whose fields are all plain values (text, numbers,
             dates, flags) from vectorised pair-similarity matrices, with the engine's own
-            assignment solver. Default True. Scores, rows and records are identical to the
-            engine's (differential tests in `tests/engine/test_fastmatch.py`); `explain()` says which
-            lists qualify. False runs the engine's per-pair comparison for every list.
+            assignment solver; pair lists whose elements also hold flat nested objects, lists of
+            plain values or lists of flat objects from such matrices too. Default True. Scores,
+            rows and records are identical to the engine's (differential tests in `tests/engine/`);
+            `explain()` says which lists qualify. False runs the engine's per-pair comparison for
+            every list.
 
     Raises:
         ImportError: If stickler is not installed (the message names the install command).
@@ -377,10 +379,12 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         Each `List[Model]` path also carries `matching`: `"vectorised"` when every field of its
         elements has a vectorised equivalent of its comparator (the pair-similarity matrix is
         built in one pass; results are identical to the engine's); `"paired: <reason>"` when the
-        elements also hold nested objects whose fields all vectorise (the pair similarities the
-        assignment reads are built in one pass, and the engine compares each matched pair, for
-        the reason given); else `"engine: <reason>"` (the engine compares the elements pair by
-        pair), or `"engine: fast_matching=False"`.
+        elements also hold nested objects, lists of plain values or lists of objects whose fields
+        all vectorise (the pair similarities the assignment reads are built in one pass, and the
+        engine compares each matched pair, for the reason given); else `"engine: <reason>"` (the
+        engine compares the elements pair by pair; the reason names what stops pairing, such as
+        `"field 'legs' is a list of objects whose field 'stops' is a list"`), or
+        `"engine: fast_matching=False"`.
         A list whose elements may be null (`List[Optional[Model]]`, or JSON Schema items `anyOf`
         an object and null) is such a list too; when it can be vectorised, `matching` says
         `"vectorised, or the engine's path for a list holding a null"`.
@@ -406,7 +410,7 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
                 continue
             pairing = pairing_plan_for(element)
             entry["matching"] = (
-                f"paired: {pairing.engine}{or_null}" if isinstance(pairing, PairingPlan) else f"engine: {plan}"
+                f"paired: {pairing.engine}{or_null}" if isinstance(pairing, PairingPlan) else f"engine: {pairing}"
             )
         return explained
 

@@ -131,7 +131,7 @@ class Stamped(BaseModel):
 
 class Shipment(BaseModel):
     ref: str | None = None
-    parcels: list[Tiny] = []  # a list inside a list element: the outer list takes the engine's path
+    parcels: list[Tiny] = []  # a list of objects inside a list element: the outer list is paired
 
 
 class Party(BaseModel):

@@ -1136,6 +1136,15 @@ class Manifest(BaseModel):
     tagged: list[Tagged] = []
 
 
+class Hold(BaseModel):
+    bay: str | None = None
+    manifests: list[Manifest] = []  # a list of objects that hold lists of objects: not flat
+
+
+class Depot(BaseModel):
+    holds: list[Hold] = []
+
+
 class Money(BaseModel):
     amount: float | None = None
     currency: str | None = None
@@ -1162,9 +1171,13 @@ class TestFastMatching:
         assert evaluator.explain_frame().loc["line_items", "matching"] == "vectorised"
 
     def test_lists_that_cannot_vectorise_say_why(self):
-        explained = StructuredOutputSimilarity(Manifest).explain()
-        assert explained["shipments"]["matching"] == "engine: field 'items' is a list"
-        assert explained["shipments.items"]["matching"] == "vectorised"
+        explained = StructuredOutputSimilarity(Depot).explain()
+        why = "engine: field 'manifests' is a list of objects whose field 'shipments' is a list"
+        assert explained["holds"]["matching"] == why
+        why = "engine: field 'shipments' is a list of objects whose field 'items' is a list"
+        assert explained["holds.manifests"]["matching"] == why
+        assert explained["holds.manifests.shipments"]["matching"] == "paired: field 'items' is a list"
+        assert explained["holds.manifests.shipments.items"]["matching"] == "vectorised"
 
     def test_lists_of_objects_holding_objects_are_paired_and_say_so(self):
         explained = StructuredOutputSimilarity(PurchaseOrder).explain()
@@ -1174,6 +1187,11 @@ class TestFastMatching:
     def test_lists_of_objects_holding_lists_of_values_are_paired_and_say_so(self):
         explained = StructuredOutputSimilarity(Manifest).explain()
         assert explained["tagged"]["matching"] == "paired: field 'tags' is a list"
+
+    def test_lists_of_objects_holding_lists_of_objects_are_paired_and_say_so(self):
+        explained = StructuredOutputSimilarity(Manifest).explain()
+        assert explained["shipments"]["matching"] == "paired: field 'items' is a list"
+        assert explained["shipments.items"]["matching"] == "vectorised"
 
     def test_off_says_so(self):
         explained = StructuredOutputSimilarity(Invoice, fast_matching=False).explain()
@@ -1211,6 +1229,39 @@ class TestFastMatching:
             a, b = (
                 score(fast, {"items": lines}, {"items": predicted}),
                 score(slow, {"items": lines}, {"items": predicted}),
+            )
+            assert (a.score, a.test_pass, a.reason) == (b.score, b.test_pass, b.reason)
+            assert json.dumps(a.metadata, default=str) == json.dumps(b.metadata, default=str)
+
+    def test_rows_of_lists_holding_lists_of_objects_are_identical_either_way(self):
+        # Shipments holding line items, reordered, items dropped, changed or invented, and one odd value (read
+        # leniently): the paired path gives the engine's rows.
+        rng = random.Random(7)
+        fast, slow = StructuredOutputSimilarity(Manifest), StructuredOutputSimilarity(Manifest, fast_matching=False)
+        for size in (1, 2, 6, 15):
+            shipments = [
+                {
+                    "ref": f"R{i % 5}",
+                    "items": [
+                        {"sku": f"S{k}", "quantity": rng.randint(1, 3), "unit_price": float(rng.randint(1, 9))}
+                        for k in range(rng.randint(0, 3))
+                    ],
+                }
+                for i in range(size)
+            ]
+            predicted = json.loads(json.dumps(shipments))
+            rng.shuffle(predicted)
+            for shipment in predicted[: size // 2 + 1]:
+                items = shipment["items"]
+                rng.shuffle(items)
+                if items:
+                    items[0] = rng.choice([{**items[0], "quantity": 9}, {"sku": "new"}, {**items[0], "sku": None}])
+                if len(items) > 1 and rng.random() < 0.5:
+                    items.pop()
+            predicted[0]["ref"] = rng.choice(["R1", None, ["odd"]])
+            a, b = (
+                score(fast, {"shipments": shipments}, {"shipments": predicted}),
+                score(slow, {"shipments": shipments}, {"shipments": predicted}),
             )
             assert (a.score, a.test_pass, a.reason) == (b.score, b.test_pass, b.reason)
             assert json.dumps(a.metadata, default=str) == json.dumps(b.metadata, default=str)

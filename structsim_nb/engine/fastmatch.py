@@ -10,8 +10,8 @@ engine's own solver (`assignment.assign`).
 
 A field with a comparator that has no vectorised equivalent, or a nested object or list, makes
 the element class unsupported (`plan_for` says why). If its nested objects are flat and its
-lists hold plain values, the list is still paired from vectorised similarities
-(`pairing_plan_for`, `pairing_similarity`, `valuelists`) and each matched pair compared by the
+lists hold plain values or flat objects, the list is still paired from vectorised similarities
+(`pairing_plan_for`, `pairing_similarity`, `innerlists`) and each matched pair compared by the
 engine; otherwise the caller runs the engine's path for that list. `tests/engine/test_fastmatch.py`
 and `tests/engine/test_listmatch.py` hold the differential tests against the stock engine.
 """
@@ -25,14 +25,15 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .innerlists import objects_similarity, values_similarity
 from .pairwise import FUZZY_SCORERS, SCALARS, VECTORISERS, similarity_matrix
-from .valuelists import values_similarity
 
 __all__ = [
     "ElementColumns",
     "ElementPlan",
     "FieldRule",
     "NestedRule",
+    "ObjectsRule",
     "PairingPlan",
     "ValuesRule",
     "class_cached",
@@ -172,7 +173,7 @@ class ValuesRule:
     """An element field holding a list of plain values whose comparator vectorises.
 
     For pairing, stickler scores such a field by matching the two lists (`compare_field_raw`), which
-    `valuelists.values_similarity` computes for every pair.
+    `innerlists.values_similarity` computes for every pair.
     """
 
     name: str
@@ -181,16 +182,30 @@ class ValuesRule:
 
 
 @dataclass(frozen=True)
+class ObjectsRule:
+    """An element field holding a list of objects whose own fields all vectorise (`plan`).
+
+    For pairing, stickler scores such a field by matching the two lists of objects and averaging the
+    matched pairs' `compare_with` scores (`compare_field_raw`), which `innerlists.objects_similarity`
+    computes for every pair.
+    """
+
+    name: str
+    weight: float
+    plan: ElementPlan
+
+
+@dataclass(frozen=True)
 class PairingPlan:
     """An element class whose pair similarities vectorise though its per-pair work does not.
 
-    Its fields are plain values (`FieldRule`), nested objects of plain values (`NestedRule`) and lists
-    of plain values (`ValuesRule`): the matrix the assignment reads is built in one pass
-    (`pairing_similarity`), and each matched pair is then compared by the engine (`engine` says
-    why: the reason `plan_for` gave).
+    Its fields are plain values (`FieldRule`), nested objects of plain values (`NestedRule`), lists
+    of plain values (`ValuesRule`) and lists of objects of plain values (`ObjectsRule`): the matrix
+    the assignment reads is built in one pass (`pairing_similarity`), and each matched pair is then
+    compared by the engine (`engine` says why: the reason `plan_for` gave).
     """
 
-    fields: tuple[FieldRule | NestedRule | ValuesRule, ...]
+    fields: tuple[FieldRule | NestedRule | ValuesRule | ObjectsRule, ...]
     engine: str
 
 
@@ -206,9 +221,10 @@ def pairing_plan_for(cls: type) -> PairingPlan | str:
 
     Returns:
         A `PairingPlan` when every field is a plain value `plan_for` accepts, a nested object
-        (`Model` or `Optional[Model]`, not a list) whose own class `plan_for` accepts, or a list of
-        plain values whose comparator vectorises, each with a positive weight; else the reason, such
-        as `"field 'parcels' is a list of objects"`. Worked out once per class (again if its
+        (`Model` or `Optional[Model]`) whose own class `plan_for` accepts, a list of plain values
+        whose comparator vectorises, or a list of objects (`List[Model]`) whose class `plan_for`
+        accepts, each with a positive weight; else the reason, such as `"field 'parcels' is a list
+        of objects whose field 'tags' is a list"`. Worked out once per class (again if its
         `match_threshold` changes).
     """
     return class_cached(_PAIRINGS, cls, _pairing)
@@ -221,11 +237,11 @@ def _pairing(cls: type) -> PairingPlan | str:
     engine = plan_for(cls)
     if isinstance(engine, ElementPlan):
         return "every field vectorises"  # (the caller uses the whole vectorised path)
-    rules: list[FieldRule | NestedRule | ValuesRule] = []
+    rules: list[FieldRule | NestedRule | ValuesRule | ObjectsRule] = []
     for name in _field_names(cls):
         info = cls.model_fields[name]  # type: ignore[attr-defined]
         if _annotation_is_list(info.annotation):
-            values = _values_rule(cls, name, info)
+            values = _list_rule(cls, name, info)
             if isinstance(values, str):
                 return values
             rules.append(values)
@@ -252,13 +268,22 @@ def _pairing(cls: type) -> PairingPlan | str:
     return PairingPlan(tuple(rules), engine)
 
 
-def _values_rule(cls: type, name: str, info: Any) -> ValuesRule | str:
-    """The rule for a list field holding plain values compared by a vectorised comparator, else why not."""
+def _list_rule(cls: type, name: str, info: Any) -> ValuesRule | ObjectsRule | str:
+    """The rule for a list field holding plain values compared by a vectorised comparator, or objects of a class
+    `plan_for` accepts; else why not."""
     from stickler.structured_object_evaluator.models.configuration_helper import ConfigurationHelper
 
-    if ConfigurationHelper.is_structured_field_type(info):
-        return f"field {name!r} is a list of objects"
     config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
+    if ConfigurationHelper.is_structured_field_type(info):
+        item = ConfigurationHelper._extract_structured_class_from_list(info.annotation)
+        if not (ConfigurationHelper._is_list_structured_model(info.annotation) and isinstance(item, type)):
+            return f"field {name!r} is a list of objects of another kind"
+        inner = plan_for(item)
+        if not isinstance(inner, ElementPlan):
+            return f"field {name!r} is a list of objects whose {inner}"
+        if not inner.fields:
+            return f"field {name!r} is a list of objects with no fields"
+        return _weight_reason(name, config.weight, 0.0) or ObjectsRule(name, config.weight, inner)
     reason = _comparator_reason(name, config.comparator, "is a list compared by")
     return reason or _weight_reason(name, config.weight, 0.0) or ValuesRule(name, config.comparator, config.weight)
 
@@ -281,10 +306,11 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
     Plain fields as `ElementColumns` scores them; a nested object field scores the nested pair's
     `compare_with` overall score (`ElementColumns.pair_scores` over the nested objects), 0.0 when
     one side holds none, and is left out when neither does; a list of plain values scores the two
-    lists matched as the engine matches them (`valuelists.values_similarity`), with the same blank
-    rules (None or an empty list is blank). None when a value is not what the plan expects (a
-    nested value that is not one object of the plan's class, a list holding something but plain
-    values, a plain field holding something else): the engine then pairs the list.
+    lists matched as the engine matches them (`innerlists.values_similarity`), and so does a list of
+    objects (`innerlists.objects_similarity`), with the same blank rules (None or an empty list is
+    blank). None when a value is not what the plan expects (a nested value that is not one object
+    of the plan's class, a list holding something but plain values or objects of the planned class,
+    a null item, a plain field holding something else): the engine then pairs the list.
     """
     shape = (len(gt_list), len(pred_list))
     weights: list[float] = []
@@ -309,6 +335,23 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
             absent_pred.append(np.array([not v for v in pred_values], dtype=bool))
             weights.append(rule.weight)
             continue
+        if isinstance(rule, ObjectsRule):
+            gt_values = [getattr(item, rule.name) for item in gt_list]
+            pred_values = [getattr(item, rule.name) for item in pred_list]
+            if not all(v is None or type(v) is list for v in (*gt_values, *pred_values)):
+                return None
+            if not _planned(rule.plan, {type(x) for v in (*gt_values, *pred_values) for x in v or ()}):
+                return None
+            raw = objects_similarity(
+                rule.plan, rule.name, gt_list, [v or [] for v in gt_values], [v or [] for v in pred_values]
+            )
+            if raw is None:
+                return None
+            raws.append(raw)
+            absent_gt.append(np.array([not v for v in gt_values], dtype=bool))
+            absent_pred.append(np.array([not v for v in pred_values], dtype=bool))
+            weights.append(rule.weight)
+            continue
         if isinstance(rule, FieldRule):
             columns = ElementColumns(ElementPlan((rule,)), gt_list, pred_list)
             if not columns.supported:
@@ -320,13 +363,7 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
             continue
         gt = [getattr(item, rule.name) for item in gt_list]
         pred = [getattr(item, rule.name) for item in pred_list]
-        present = [v for v in (*gt, *pred) if v is not None]
-        kinds = {type(v) for v in present}
-        # One class, the one planned, with the plan it has now (its `match_threshold` may have changed since the
-        # pairing was planned): not text or another object set there. (Equal, not the same object: two threads
-        # planning a class at once may each make its plan.)
-        kind = next(iter(kinds), None)
-        if len(kinds) > 1 or (kind is not None and (kind not in _PLANS or plan_for(kind) != rule.plan)):
+        if not _planned(rule.plan, {type(v) for v in (*gt, *pred) if v is not None}):
             return None
         gt_absent = np.array([v is None for v in gt], dtype=bool)
         pred_absent = np.array([v is None for v in pred], dtype=bool)
@@ -344,6 +381,14 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
         absent_pred.append(pred_absent)
         weights.append(rule.weight)
     return _weighted_mean(shape, weights, raws, absent_gt, absent_pred)
+
+
+def _planned(plan: ElementPlan, kinds: set[type]) -> bool:
+    """Whether objects of these classes are read by `plan`: at most one class, the one planned, with the plan it has
+    now (its `match_threshold` may have changed since the pairing was planned); not text, a null or another object
+    set there. (Equal, not the same object: two threads planning a class at once may each make its plan.)"""
+    kind = next(iter(kinds), None)
+    return len(kinds) <= 1 and (kind is None or (kind in _PLANS and plan_for(kind) == plan))
 
 
 def _weighted_mean(
