@@ -18,6 +18,13 @@ started eight, and the collector took 1.0-1.2 s of a 5.1-5.4 s run (0.10-0.15 s 
   garbage cycles die (on 20,000 trajectories, 96% of the cyclic objects the full collections found;
   the rest waits for the block's end).
 
+`young_collections_only(freeze=False)` does only the second, for a block too short to need the first:
+one `evaluate()` of a document. A 200-line invoice whose line items hold lists of objects builds
+thousands of result dicts that live until the comparison ends; the collector started a full
+collection two or three times during it, each walking the whole heap, a third of the document's time
+(`bench/README.md`, "Lists of objects inside list elements"). The full collection it would have
+started runs at the first young collection after the block instead, once.
+
 Nothing is lost: garbage among the older objects (made before the block, or dropped by other threads
 during it) and cycles that lived long enough to leave the young generations wait for the first full
 collection after the block. An explicit `gc.collect()` inside the block still collects everything
@@ -26,7 +33,8 @@ that is not frozen.
 Edge cases:
 
 - The block does nothing where the caller manages the collector itself: if it is disabled, or if
-  objects are already frozen (a pre-fork server's `gc.freeze()`: unfreezing would undo it).
+  objects are already frozen (a pre-fork server's `gc.freeze()`: unfreezing would undo it; with
+  `freeze=False` frozen objects are left alone, so only a disabled collector stops the block).
 - A freeze made inside the block (code it runs calling `gc.freeze()`) is undone with ours when it
   ends: telling the two apart would mean counting the frozen objects, and `gc.get_freeze_count()`
   walks them one by one (18 ms for 300,000, more than a whole `evaluate` of a few runs costs).
@@ -38,8 +46,9 @@ Edge cases:
 - It is undone also when the block is left by an exception, Ctrl-C or SIGTERM (`_signals`), and
   when one of those arrives while the block starts.
 - A process forked inside the block (a `fork` worker pool) gets the third threshold back at once,
-  so a long-lived worker collects as usual, and everything it inherits is frozen in it: its full
-  collections walk only what it makes itself, and never touch (so never copy) the parent's pages.
+  so a long-lived worker collects as usual, and (when the block froze) everything it inherits is
+  frozen in it: its full collections walk only what it makes itself, and never touch (so never
+  copy) the parent's pages.
 - Where the collector ignores the third threshold (an incremental collector reads it back as 0, as
   some Python 3.14 releases have), only the freeze acts.
 
@@ -62,38 +71,43 @@ _OUT_OF_REACH = 1 << 30
 _lock = threading.Lock()
 #: The third threshold from before the open block that acted, to put back; None when no block holds the collector.
 _held: int | None = None
+#: Whether the open block that acted froze the heap.
+_froze = False
 
 
 @contextlib.contextmanager
-def young_collections_only() -> Iterator[None]:
-    """Inside the block, collections skip the objects that existed before it and no full collection
-    starts by itself; see the module docstring (its edge cases: nested blocks, threads, forks)."""
-    global _held
+def young_collections_only(*, freeze: bool = True) -> Iterator[None]:
+    """Inside the block no full collection starts by itself and, with `freeze` (the default), collections
+    skip the objects that existed before it; see the module docstring (its edge cases: nested blocks,
+    threads, forks). `freeze=False` leaves frozen objects alone and never counts them."""
+    global _held, _froze
     mine = False
     try:
         with _lock:
-            if _held is None and gc.isenabled() and not gc.get_freeze_count():  # (unfrozen: counted at once)
+            # (`get_freeze_count` is asked only when freezing, and with nothing frozen it counts at once)
+            if _held is None and gc.isenabled() and not (freeze and gc.get_freeze_count()):
                 mine = True  # first: an interrupt from here on is undone below, whatever was done
-                _held = gc.get_threshold()[2]
-                gc.freeze()
+                _held, _froze = gc.get_threshold()[2], freeze
+                if freeze:
+                    gc.freeze()
                 first, second, _ = gc.get_threshold()
                 gc.set_threshold(first, second, _OUT_OF_REACH)
         yield
     finally:
         if mine:
             with _lock:
-                _put_back(unfreeze=True)
+                _put_back(unfreeze=_froze)
 
 
 def _put_back(*, unfreeze: bool) -> None:
     """The third threshold as it was (the young ones as they are now), then unfreeze; call with `_lock` held."""
-    global _held
+    global _held, _froze
     try:
         if _held is not None:
             first, second, _ = gc.get_threshold()
             gc.set_threshold(first, second, _held)
     finally:
-        _held = None
+        _held, _froze = None, False
         if unfreeze:
             gc.unfreeze()
 
@@ -105,8 +119,10 @@ def _after_fork_in_child() -> None:
     global _lock
     _lock = threading.Lock()
     if _held is not None:
+        froze = _froze
         _put_back(unfreeze=False)
-        gc.freeze()
+        if froze:
+            gc.freeze()
 
 
 if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork

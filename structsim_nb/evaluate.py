@@ -37,6 +37,7 @@ from pydantic import BaseModel, ValidationError
 from strands.agent.agent_result import AgentResult
 
 from . import lenient
+from ._heap import young_collections_only
 from .answers import parse_answer
 from .errors import StructsimError
 
@@ -436,7 +437,9 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         """
         token = _READING.set(_Reading())
         try:
-            rows: list[EvaluationOutput] = super().evaluate(evaluation_case)
+            # The comparison's results live until it ends: no full collection walks the heap for them (`_heap`).
+            with young_collections_only(freeze=False):
+                rows: list[EvaluationOutput] = super().evaluate(evaluation_case)
             reading = _READING.get() or _Reading()
         finally:
             _READING.reset(token)

@@ -337,3 +337,81 @@ def test_score_dataset_takes_its_rows_with_young_collections_only(monkeypatch) -
     assert len(report.cases) == 3
     assert len(seen) == 3 and all(frozen > 0 and _held_out_of_reach(third) for frozen, third in seen)
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+
+
+# -- freeze=False: only the third threshold, for a block as short as one document's comparison --------------------
+
+
+@needs_a_third_threshold
+def test_without_freezing_no_full_collection_starts_inside_and_nothing_is_frozen() -> None:
+    before = gc.get_threshold()
+    _as_in_a_small_process()
+    with young_collections_only(freeze=False):
+        assert gc.get_freeze_count() == 0 and gc.get_threshold()[:2] == before[:2]
+        assert _full_collections_while(functools.partial(_long_lived, 1_000_000)) == 0
+    assert gc.get_threshold() == before and _heap._held is None
+
+
+def test_without_freezing_a_callers_freeze_is_neither_counted_nor_undone(monkeypatch) -> None:
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: pytest.fail("the frozen objects were counted"))
+    with young_collections_only(freeze=False):
+        assert _held_out_of_reach(gc.get_threshold()[2])
+    monkeypatch.undo()
+    assert gc.get_freeze_count() == frozen
+
+
+def test_without_freezing_a_block_inside_a_freezing_one_does_nothing() -> None:
+    gc.unfreeze()
+    with young_collections_only():
+        held = _heap._held
+        with young_collections_only(freeze=False):
+            assert _heap._held == held
+        assert gc.get_freeze_count() > 0 and _held_out_of_reach(gc.get_threshold()[2])  # still the outer block's
+    assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_process_forked_inside_a_block_without_freezing_freezes_nothing() -> None:
+    gc.unfreeze()
+    before = gc.get_threshold()
+    read, write = os.pipe()
+    with young_collections_only(freeze=False):
+        pid = os.fork()
+        if pid == 0:  # the child: report and leave at once, running nothing of pytest's
+            try:
+                os.write(write, repr((gc.get_threshold(), gc.get_freeze_count())).encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read) as pipe:
+            seen = pipe.read()
+        os.waitpid(pid, 0)
+    assert seen == repr((before, 0))
+
+
+def test_each_evaluate_compares_with_no_full_collection(monkeypatch) -> None:
+    """A document's comparison builds results that live until it ends: no full collection walks the heap for them."""
+    from strands_evals.types.evaluation import EvaluationData
+
+    from structsim_nb import evaluate
+    from structsim_nb.demo import Invoice, synthetic_invoice_pairs
+    from structsim_nb.engine import listmatch
+
+    gc.unfreeze()
+    seen: list[tuple[int, int]] = []
+    original = listmatch.compare
+
+    def watched(*args, **kwargs):
+        seen.append((gc.get_freeze_count(), gc.get_threshold()[2]))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(listmatch, "compare", watched)
+    before = gc.get_threshold()
+    pair = synthetic_invoice_pairs(1, line_items=3)[0]
+    case = EvaluationData(name="x", input="", expected_output=pair["expected"], actual_output=pair["actual"])
+    rows = evaluate.StructuredOutputSimilarity(Invoice).evaluate(case)
+    assert len(rows) == 1 and len(seen) == 1
+    assert seen[0][0] == 0 and _held_out_of_reach(seen[0][1])  # nothing frozen: only the threshold held
+    assert gc.get_threshold() == before and _heap._held is None
