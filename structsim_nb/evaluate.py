@@ -385,7 +385,8 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         engine compares each matched pair, for the reason given); else `"engine: <reason>"` (the
         engine compares the elements pair by pair; the reason names what stops pairing, such as
         `"field 'legs' is a list of objects whose field 'stops' is a list"`), or
-        `"engine: fast_matching=False"`.
+        `"engine: fast_matching=False"`. (A list holding one element on each side has no assignment
+        to make: the engine scores that pair directly, whatever `matching` says.)
         A list whose elements may be null (`List[Optional[Model]]`, or JSON Schema items `anyOf`
         an object and null) is such a list too; when it can be vectorised, `matching` says
         `"vectorised, or the engine's path for a list holding a null"`.
