@@ -20,12 +20,20 @@ every assignment within `_TIE` of the best cost gives the same final score, that
 engine's, bit for bit (the same sums, in the same order). Anywhere else (near ties that would
 score differently, lists with more than `_MOST_ASSIGNMENTS` assignments) that pair is scored by
 the engine's own `compare_field_raw`.
+
+The engine adds the matched scores with Python's `sum()`, whose rule depends on the interpreter
+and the summands: a value list's scores are numpy floats, added one after the other; an object
+list's are Python floats, which CPython 3.12 and later add with Neumaier's compensation (3.10 and
+3.11 one after the other). `_sum_rule` finds out which rule this interpreter's `sum()` follows, on
+probes, once; where neither matches, every pair of object lists is scored by the engine.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -80,7 +88,10 @@ def values_similarity(
         sim = similarity_matrix(comparator, flat_gt, flat_pred)
     except Exception:  # noqa: BLE001 - the engine's path raises the engine's own error, in its order
         return None
-    return _list_scores(sim, sim, field_name, gt_items, gt_values, pred_values)
+    rule = _sum_rule(numpy_summands=True)
+    if rule is None:
+        return None
+    return _list_scores(sim, sim, rule, field_name, gt_items, gt_values, pred_values)
 
 
 def objects_similarity(
@@ -103,9 +114,14 @@ def objects_similarity(
     Returns:
         A `len(gt_values) x len(pred_values)` array; entries where either list is empty are 0.0 (the
         caller leaves them to the blank rules). None when a field of an object holds something the
-        plan cannot read (`ElementColumns.supported`): the engine then pairs the list.
+        plan cannot read (`ElementColumns.supported`), or when this interpreter's `sum()` follows
+        neither known rule (`_sum_rule`): the engine then pairs the list.
     """
     from .fastmatch import ElementColumns
+
+    rule = _sum_rule(numpy_summands=False)
+    if rule is None:
+        return None
 
     flat_gt = [x for v in gt_values for x in v]
     flat_pred = [x for v in pred_values for x in v]
@@ -118,12 +134,14 @@ def objects_similarity(
     scores = columns.pair_scores(np.repeat(np.arange(a), b), np.tile(np.arange(b), a)).reshape(a, b)
     # `unordered_list_metrics`: a matched pair under the bar counts 0.0 (clipping is on for `compare_field_raw`).
     kept = (scores >= _OBJECT_BAR) | (np.abs(scores - _OBJECT_BAR) < _BAR_TOLERANCE)
-    return _list_scores(columns.similarity(), np.where(kept, scores, 0.0), field_name, gt_items, gt_values, pred_values)
+    applied = np.where(kept, scores, 0.0)
+    return _list_scores(columns.similarity(), applied, rule, field_name, gt_items, gt_values, pred_values)
 
 
 def _list_scores(
     similarity: np.ndarray,
     scores: np.ndarray,
+    rule: str,
     field_name: str,
     gt_items: Sequence[Any],
     gt_values: Sequence[list[Any]],
@@ -153,16 +171,17 @@ def _list_scores(
                 gt_index = (gt_start[rows[part]][:, None] + np.arange(m))[:, :, None]
                 pred_index = (pred_start[cols[part]][:, None] + np.arange(n))[:, None, :]
                 block = similarity[gt_index, pred_index]
-                best[part], settled[part] = _assigned_scores(block, block if same else scores[gt_index, pred_index])
+                picked = block if same else scores[gt_index, pred_index]
+                best[part], settled[part] = _assigned_scores(block, picked, rule)
         out[rows[settled], cols[settled]] = best[settled]
         for i, j in zip(rows[~settled].tolist(), cols[~settled].tolist(), strict=True):
             out[i, j] = gt_items[i].compare_field_raw(field_name, pred_values[j])
     return out
 
 
-def _assigned_scores(similarity: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each `m x n` block: the engine's list score (the assigned `scores`), and whether it is settled (no near
-    tie on `similarity` that would score differently)."""
+def _assigned_scores(similarity: np.ndarray, scores: np.ndarray, rule: str) -> tuple[np.ndarray, np.ndarray]:
+    """For each `m x n` block: the engine's list score (the assigned `scores` added by `rule`, see `_sum_rule`), and
+    whether it is settled (no near tie on `similarity` that would score differently)."""
     m, n = similarity.shape[1:]
     k, most = min(m, n), max(m, n)
     if m <= n:  # each ground-truth item i takes column order[i]: pairs already in the ground truth's order
@@ -177,12 +196,49 @@ def _assigned_scores(similarity: np.ndarray, scores: np.ndarray) -> tuple[np.nda
     if scores is not similarity:
         picked = scores[:, rows, cols]
     # The engine's sum of the matched scores: a Python `sum` over the pairs in the ground truth's order.
-    total = picked[:, :, 0]
-    for t in range(1, k):
-        total = total + picked[:, :, t]
+    total = _summed(picked, rule)
     final = (total / k) * (k / most)
     near = costs <= costs.min(axis=1, keepdims=True) + _TIE
     best = final[np.arange(len(final)), np.argmax(near, axis=1)]
     # (A similarity that is not a number leaves nothing near the best: the engine scores that pair.)
     settled = near.any(axis=1) & np.all(np.where(near, final == best[:, None], True), axis=1)
     return best, settled
+
+
+def _summed(terms: np.ndarray, rule: str) -> np.ndarray:
+    """`sum(row)` along the last axis as this interpreter's `sum()` adds such summands (`_sum_rule`): from the int 0,
+    then one after the other (`"plain"`), or with Neumaier's compensation added at the end when it is a finite
+    non-zero (`"neumaier"`, CPython 3.12's `builtin_sum_impl` for Python floats)."""
+    total = 0.0 + terms[..., 0]
+    if rule == "plain":
+        for t in range(1, terms.shape[-1]):
+            total = total + terms[..., t]
+        return total
+    compensation = np.zeros_like(total)
+    for t in range(1, terms.shape[-1]):
+        x = terms[..., t]
+        step = total + x
+        compensation = compensation + np.where(np.abs(total) >= np.abs(x), (total - step) + x, (x - step) + total)
+        total = step
+    return np.where((compensation != 0) & np.isfinite(compensation), total + compensation, total)
+
+
+@functools.cache
+def _sum_rule(*, numpy_summands: bool) -> str | None:
+    """Which rule (`_summed`) this interpreter's `sum()` follows for lists of numpy floats (`numpy_summands`) or of
+    Python floats, checked on probes that tell the rules apart; None when neither gives every probe's sum."""
+    rng = random.Random(20261202)
+    probes = [[1.0, 1e100, 1.0, -1e100], [0.1] * 10, [0.1, 0.2, 0.3, 1e-17], [0.6, 0.3, 0.1], [0.5], [0.0, -0.0]]
+    probes += [[rng.random() * 10.0 ** rng.randint(-3, 3) for _ in range(rng.randint(1, 8))] for _ in range(200)]
+    for rule in ("plain", "neumaier"):
+        fits = True
+        for probe in probes:
+            terms = [np.float64(x) for x in probe] if numpy_summands else [float(x) for x in probe]
+            want = float(sum(terms))
+            got = float(_summed(np.array([probe], dtype=np.float64), rule)[0])
+            if not (want == got and math.copysign(1.0, want) == math.copysign(1.0, got)):
+                fits = False
+                break
+        if fits:
+            return rule
+    return None

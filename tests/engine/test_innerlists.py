@@ -6,6 +6,9 @@ blanks and values the comparators score in between, under each vectorised compar
 
 from __future__ import annotations
 
+import functools
+import math
+import operator
 from typing import Any
 
 import numpy as np
@@ -178,3 +181,42 @@ def test_a_matched_pair_under_the_engines_bar_counts_nothing():
     got = objects_similarity(plan_for(Levy), "levies", gt, [gt[0].levies], [pred[0].levies])
     assert 0.0 < gt[0].levies[0].compare(pred[0].levies[0]) < 0.01
     assert got is not None and got.tolist() == [[0.0]] == engine_matrix(gt, pred, "levies").tolist()
+
+
+# -- the engine's sums, as this interpreter's `sum()` adds them -----------------------------------------------------
+
+
+def neumaier_sum(terms: list[float]) -> float:
+    """CPython 3.12's `sum()` of Python floats (`builtin_sum_impl`), written out."""
+    total, compensation = 0.0 + terms[0], 0.0
+    for x in terms[1:]:
+        step = total + x
+        compensation += (total - step) + x if abs(total) >= abs(x) else (x - step) + total
+        total = step
+    return total + compensation if compensation and math.isfinite(compensation) else total
+
+
+FLOATS = st.lists(st.floats(min_value=0.0, max_value=1.0) | st.floats(min_value=-1e30, max_value=1e30), min_size=1)
+
+
+@SETTINGS
+@given(terms=FLOATS)
+def test_the_sum_rules_are_the_interpreters(terms):
+    from structsim_nb.engine.innerlists import _sum_rule, _summed
+
+    row = np.array([terms], dtype=np.float64)
+    for numpy_summands in (True, False):
+        rule = _sum_rule(numpy_summands=numpy_summands)
+        assert rule is not None  # (on CPython 3.10-3.13)
+        summands = [np.float64(x) for x in terms] if numpy_summands else terms
+        assert float(_summed(row, rule)[0]) == float(sum(summands))
+    assert float(_summed(row, "neumaier")[0]) == neumaier_sum(terms)
+    assert float(_summed(row, "plain")[0]) == functools.reduce(operator.add, terms, 0)
+
+
+def test_an_interpreter_whose_sum_is_unknown_leaves_object_lists_to_the_engine(monkeypatch):
+    from structsim_nb.engine import innerlists
+
+    monkeypatch.setattr(innerlists, "_sum_rule", lambda *, numpy_summands: None)
+    gt, pred = taxed([[{"kind": "VAT"}, {"kind": "GST"}]]), taxed([[{"kind": "GST"}]])
+    assert objects_similarity(plan_for(Tax), "taxes", gt, [gt[0].taxes], [pred[0].taxes]) is None
