@@ -40,6 +40,7 @@ __all__ = [
     "pairing_plan_for",
     "pairing_similarity",
     "plan_for",
+    "vectorises",
 ]
 
 
@@ -142,6 +143,12 @@ def _comparator_reason(name: str, comparator: Any, verb: str) -> str | None:
     if hasattr(comparator, "_fuzzy_func") and comparator._fuzzy_func not in FUZZY_SCORERS:
         return f"field {name!r} uses an unknown fuzzy scorer"
     return None
+
+
+def vectorises(comparator: Any) -> bool:
+    """Whether `pairwise.similarity_matrix` computes this comparator's scores (its class and, for
+    `FuzzyComparator`, its scorer are known)."""
+    return _comparator_reason("", comparator, "") is None
 
 
 def _weight_reason(name: str, weight: Any, threshold: Any) -> str | None:

@@ -45,6 +45,7 @@ from stickler.structured_object_evaluator.models.configuration_helper import Con
 from stickler.structured_object_evaluator.models.field_comparator import FieldComparator
 from stickler.structured_object_evaluator.models.hungarian_helper import HungarianHelper
 from stickler.structured_object_evaluator.models.null_helper import NullHelper
+from stickler.structured_object_evaluator.models.primitive_list_comparator import PrimitiveListComparator
 from stickler.structured_object_evaluator.models.result_helper import ResultHelper
 from stickler.structured_object_evaluator.models.structured_list_comparator import StructuredListComparator
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel, _annotation_is_list
@@ -58,10 +59,11 @@ from .fastmatch import (
     pairing_plan_for,
     pairing_similarity,
     plan_for,
+    vectorises,
 )
 from .fastread import read
 from .listrecords import MatchContext, MatchPaths, PairRecords, RecordCollector
-from .pairwise import scalar_similarity
+from .pairwise import SCALARS, scalar_similarity, similarity_matrix
 
 logger = logging.getLogger(__name__)
 
@@ -272,6 +274,7 @@ class _Dispatcher(ComparisonDispatcher):  # type: ignore[misc]
         super().__init__(model)
         self._context = context
         self._structured_list_comparator = _ListComparator(model, context, prefix)
+        self._primitive_list_comparator = _ValueListComparator(model, context)
         self._field_comparator = _FieldComparator(model, context, prefix)
 
     def dispatch_field_comparison(self, field_name: str, gt_val: Any, pred_val: Any) -> dict[str, Any]:
@@ -293,6 +296,58 @@ class _Dispatcher(ComparisonDispatcher):  # type: ignore[misc]
                 return self._field_comparator.compare_primitive_with_scores(gt_val, pred_val, field_name)
         result: dict[str, Any] = super().dispatch_field_comparison(field_name, gt_val, pred_val)
         return result
+
+
+class _ValueListComparator(PrimitiveListComparator):  # type: ignore[misc]
+    """Lists of plain values matched on a vectorised similarity matrix with the engine's solver.
+
+    The engine fills the matrix with one comparator call per pair of values (its Levenshtein is pure
+    Python), then hands it to munkres; `pairwise.similarity_matrix` gives the same doubles, and
+    `assignment.assign` the same pairs. A list of one value a side, a comparator without a vectorised
+    twin, a value that is not a plain scalar, or a value the comparator refuses takes the engine's path.
+    """
+
+    def __init__(self, model: StructuredModel, context: MatchContext) -> None:
+        super().__init__(model)
+        self._context = context
+
+    def compare_primitive_list_with_scores(self, gt_list: list[Any], pred_list: list[Any], field_name: str) -> Any:
+        info = _fields_of(type(self.parent_model))[0].get(field_name) if self._context.vectorised else None
+        pairs = _value_pairs(info.comparator, gt_list, pred_list) if info is not None else None
+        if info is None or pairs is None:
+            return super().compare_primitive_list_with_scores(gt_list, pred_list, field_name)
+        # Adapted from stickler-eval 1.0.0 PrimitiveListComparator.compare_primitive_list_with_scores and
+        # ComparisonHelper.compare_unordered_lists (Apache-2.0): the same metrics from the same pairs.
+        found = ComparisonHelper.unordered_list_metrics(
+            matched_pairs=pairs,
+            clip_under_threshold=info.clip_under_threshold,
+            gt_list=gt_list,
+            pred_list=pred_list,
+            classification_threshold=info.threshold,
+        )
+        tp, fd, fa, fn = (found.get(key, 0) for key in ("tp", "fd", "fa", "fn"))
+        raw_similarity = found.get("overall_score", 0.0)
+        return {
+            "overall": {"tp": tp, "fa": fa, "fd": fd, "fp": fa + fd, "tn": 0, "fn": fn},
+            "fields": {},
+            "raw_similarity_score": raw_similarity,
+            "similarity_score": raw_similarity,
+            "threshold_applied_score": raw_similarity,
+            "weight": info.weight,
+        }
+
+
+def _value_pairs(comparator: Any, gt_list: list[Any], pred_list: list[Any]) -> list[tuple[int, int, Any]] | None:
+    """The engine's matched pairs `(i, j, similarity)` of two lists of plain values, or None for its own path."""
+    if len(gt_list) * len(pred_list) < 2 or not vectorises(comparator):  # (none or one pair: nothing to vectorise)
+        return None
+    if not all(type(value) in SCALARS for value in (*gt_list, *pred_list)):
+        return None
+    try:
+        similarity = similarity_matrix(comparator, gt_list, pred_list)
+    except Exception:  # noqa: BLE001 - the engine's path raises the engine's own error
+        return None
+    return [(i, j, similarity[i, j]) for i, j in assign(similarity)]
 
 
 class _FieldComparator(FieldComparator):  # type: ignore[misc]

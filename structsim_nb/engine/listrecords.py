@@ -5,8 +5,12 @@ again and comparing every matched pair a second time. `RecordCollector` (with `R
 reads both from the `MatchContext` the comparison filled instead: the assignment made for the
 score, and per matched pair either the records its comparison produced (lists on the engine's
 path) or the fields `fastmatch.ElementColumns.flagged` found (vectorised lists), turned into
-the records stickler writes. The records are stickler's, value for value, in its order; the
-adapted parts of stickler-eval 1.0.0 (Apache-2.0) are marked where they are.
+the records stickler writes. A list of plain values is documented from its own matching, as
+stickler documents it (`HungarianHelper`: two values match when their text, lower-cased with its
+white space collapsed, is equal), with the engine's solver, from a vectorised matrix when
+`vectorised`. The records are stickler's,
+value for value, in its order; the adapted parts of stickler-eval 1.0.0 (Apache-2.0) are marked
+where they are.
 """
 
 from __future__ import annotations
@@ -14,12 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from stickler.structured_object_evaluator.models.non_match_collector import NonMatchCollector
 from stickler.structured_object_evaluator.models.non_match_field import NonMatchType
 from stickler.structured_object_evaluator.models.non_matches_helper import NonMatchesHelper
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
+from .assignment import assign
 from .fastmatch import ElementColumns
+from .pairwise import SCALARS
 
 __all__ = ["MatchContext", "MatchPaths", "PairRecords", "RecordCollector", "RecordHelper"]
 
@@ -109,7 +116,9 @@ class RecordHelper(NonMatchesHelper):  # type: ignore[misc]
 
     def get_optimal_assignments(self, gt_list: list[Any], pred_list: list[Any]) -> tuple[Any, Any]:
         matched_pairs = self._context.assignments.get((id(gt_list), id(pred_list)))
-        if matched_pairs is None:  # a list of values: the engine's own matching
+        if matched_pairs is None and self._context.vectorised:  # a list of values
+            matched_pairs = _equal_pairs(gt_list, pred_list)
+        if matched_pairs is None:  # the engine's own matching
             return super().get_optimal_assignments(gt_list, pred_list)
         return [(i, j) for i, j, _ in matched_pairs], matched_pairs
 
@@ -139,6 +148,28 @@ class RecordHelper(NonMatchesHelper):  # type: ignore[misc]
                 entry["similarity_score"] = record["similarity_score"]
             entries.append(entry)
         return entries
+
+
+def _equal_pairs(gt_list: list[Any], pred_list: list[Any]) -> list[tuple[int, int, Any]] | None:
+    """The pairs `HungarianHelper().get_complete_matching_info(gt_list, pred_list)` matches for two lists of plain
+    values; None for one pair a side or other values (its own path).
+
+    Its matcher normalises each value (`HungarianMatcher._normalize_value`: the text, lower-cased, stripped, white
+    space collapsed) and its `StructuredModelComparator` scores two texts 1.0 when equal, else 0.0.
+    """
+    if len(gt_list) * len(pred_list) < 2 or not all(type(value) in SCALARS for value in (*gt_list, *pred_list)):
+        return None
+    table: dict[str, int] = {}
+    codes = np.fromiter(
+        (
+            table.setdefault(" ".join(str(value).lower().strip().split()), len(table))
+            for value in (*gt_list, *pred_list)
+        ),
+        dtype=np.int64,
+        count=len(gt_list) + len(pred_list),
+    )
+    similarity = np.equal.outer(codes[: len(gt_list)], codes[len(gt_list) :]).astype(np.float64)
+    return [(i, j, similarity[i, j]) for i, j in assign(similarity)]
 
 
 class RecordCollector(NonMatchCollector):  # type: ignore[misc]

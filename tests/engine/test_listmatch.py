@@ -480,11 +480,22 @@ class TestElementsHoldingLists:
             return structured(self, gt_list, pred_list, field_name)
 
         def primitive_spy(self: Any, gt_list: Any, pred_list: Any, field_name: str) -> Any:
-            plain_lists.append(field_name)
+            if type(self) is PrimitiveListComparator:  # a stock comparison (not this engine's handing a list on)
+                plain_lists.append(field_name)
             return primitive(self, gt_list, pred_list, field_name)
+
+        # This engine's own comparator of lists of values (which hands what it does not vectorise to the stock one).
+        from structsim_nb.engine.listmatch import _ValueListComparator
+
+        ours = _ValueListComparator.compare_primitive_list_with_scores
+
+        def our_spy(self: Any, gt_list: Any, pred_list: Any, field_name: str) -> Any:
+            plain_lists.append(field_name)
+            return ours(self, gt_list, pred_list, field_name)
 
         monkeypatch.setattr(StructuredListComparator, "compare_struct_list_with_scores", structured_spy)
         monkeypatch.setattr(PrimitiveListComparator, "compare_primitive_list_with_scores", primitive_spy)
+        monkeypatch.setattr(_ValueListComparator, "compare_primitive_list_with_scores", our_spy)
         gt, pred = self.pair()
         raw, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
         assert paths["crates"] == {"paired" if vectorised else "engine"}
@@ -781,3 +792,96 @@ class TestObjectLists:
         raw, paths = compare(gt, pred, document_non_matches=True)
         assert paths["items"] == {"paired"} and raw["overall_score"] == 1.0
         assert [n for n in calls if n >= 40] == []  # the element list: never the engine's pair-by-pair matching
+
+
+# -- fields holding lists of plain values: matched on a vectorised matrix with the engine's solver ------------------
+
+
+class Labels(StructuredModel):
+    words: list[str] = ComparableField(default=[], comparator=LevenshteinComparator(), threshold=0.7)
+    codes: list[str] | None = ComparableField(default=None, comparator=ExactComparator(case_sensitive=False))
+    sizes: list[float] = ComparableField(
+        default=[], comparator=NumericComparator(relative_tolerance=0.01), threshold=1.0, weight=2.0
+    )
+    phrases: list[str] = ComparableField(
+        default=[], comparator=FuzzyComparator(method="token_sort_ratio"), threshold=0.8, clip_under_threshold=False
+    )
+    title: str | None = ComparableField(comparator=LevenshteinComparator())
+
+
+LABELS = {
+    "words": st.lists(
+        st.sampled_from(["alpha", "Alpha ", "alpah", "be  ta", "beta", "", "Straße", "STRASSE"]), max_size=25
+    ),
+    "codes": st.one_of(st.none(), st.lists(st.sampled_from(["x1", "X1", "y2", ""]), max_size=6)),
+    "sizes": st.lists(st.sampled_from([1.0, 1.005, 1.02, 2.0, 0.0, -3.5]), max_size=12),
+    "phrases": st.lists(st.sampled_from(["red box", "box red", "blue box", "x", ""]), max_size=6),
+    "title": TEXT,
+}
+
+
+class TestValueListFields:
+    """Fields holding lists of plain values, anywhere: the engine's result, without its comparator called per pair."""
+
+    @SETTINGS
+    @given(data=st.data())
+    def test_identical_to_the_engine(self, data):
+        gt = Labels.from_json(data.draw(st.fixed_dictionaries(LABELS)))
+        pred = Labels.from_json(data.draw(st.fixed_dictionaries(LABELS)))
+        want = stock(gt, pred)
+        for vectorised in (True, False):
+            assert_identical(want, compare(gt, pred, vectorised=vectorised, document_non_matches=True)[0])
+
+    def test_a_long_list_never_calls_the_comparator_pair_by_pair(self, monkeypatch):
+        words = [f"word-{k}" for k in range(40)]
+        gt, pred = Labels.from_json({"words": words}), Labels.from_json({"words": words[::-1][:35] + ["odd"]})
+        from stickler.algorithms.hungarian import HungarianMatcher
+
+        calls: list[Any] = []
+        original, score = LevenshteinComparator.compare, HungarianMatcher._score
+
+        def spy(self: Any, a: Any, b: Any) -> Any:
+            calls.append((a, b))
+            return original(self, a, b)
+
+        def score_spy(self: Any, a: Any, b: Any) -> Any:
+            calls.append((a, b))
+            return score(self, a, b)
+
+        monkeypatch.setattr(LevenshteinComparator, "compare", spy)
+        monkeypatch.setattr(HungarianMatcher, "_score", score_spy)  # (the records' matching, on equality)
+        got, _ = compare(gt, pred, document_non_matches=True)
+        assert calls == []  # (the engine: 40 x 36 calls for the score, as many for the records)
+        monkeypatch.undo()
+        assert_identical(stock(gt, pred), got)
+
+    def test_one_value_a_side_and_refused_values_take_the_engines_path(self, monkeypatch):
+        from stickler.structured_object_evaluator.models.primitive_list_comparator import PrimitiveListComparator
+
+        handed: list[int] = []
+        original = PrimitiveListComparator.compare_primitive_list_with_scores
+
+        def spy(self: Any, gt_list: Any, pred_list: Any, field_name: str) -> Any:
+            handed.append(len(gt_list) * len(pred_list))
+            return original(self, gt_list, pred_list, field_name)
+
+        monkeypatch.setattr(PrimitiveListComparator, "compare_primitive_list_with_scores", spy)
+        gt, pred = Labels.from_json({"words": ["a"], "sizes": [1.0, 2.0]}), Labels.from_json({"words": ["b"]})
+        object.__setattr__(pred, "sizes", [1.0, {"n": 2}])  # set without validation: not a plain value
+        want = stock(gt, pred)
+        handed.clear()
+        got, _ = compare(gt, pred, document_non_matches=True)
+        assert sorted(handed) == [1, 4]  # the 1x1 words and the sizes holding a dict: the engine's own comparison
+        assert_identical(want, got)
+
+    @pytest.mark.parametrize(
+        ("field", "gt", "pred"),
+        [
+            ("codes", ["x1", "x1"], ["X1"]),  # the records' matching folds case, whatever the field's comparator
+            ("words", ["Alpha ", "be  ta"], ["beta", "alpha"]),  # and collapses white space
+            ("sizes", [1.0, 2.0], [2.0, 1.0, 1.0]),
+        ],
+    )
+    def test_the_records_pair_values_as_the_engine_does(self, field, gt, pred):
+        gt_model, pred_model = Labels.from_json({field: gt}), Labels.from_json({field: pred})
+        assert_identical(stock(gt_model, pred_model), compare(gt_model, pred_model, document_non_matches=True)[0])
