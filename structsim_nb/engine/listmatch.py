@@ -14,6 +14,9 @@ with three of its parts swapped for subclasses, through the seams the engine its
   read off the same matrices;
 - a list of one element a side has no assignment to make: the engine scores its pair directly
   (faster than building the matrices for one pair);
+- a field holding a list of plain values is matched on a vectorised matrix with the engine's
+  solver (`_ValueListComparator`; stickler calls its comparator once per pair of values), and
+  so is its documenting matching (`listrecords`);
 - every other list takes the engine's path, element by element, through this same engine,
   so lists nested inside it are matched once too; the per-field counts of its matched pairs
   read each pair's comparison (stickler's compares every good pair's nested objects and lists
