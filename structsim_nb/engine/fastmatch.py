@@ -349,9 +349,7 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
                 return None
             if not _planned(rule.plan, {type(x) for v in (*gt_values, *pred_values) for x in v or ()}):
                 return None
-            raw = objects_similarity(
-                rule.plan, rule.name, gt_list, [v or [] for v in gt_values], [v or [] for v in pred_values]
-            )
+            raw = _object_lists(rule, gt_list, [v or [] for v in gt_values], [v or [] for v in pred_values])
             if raw is None:
                 return None
             raws.append(raw)
@@ -388,6 +386,23 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
         absent_pred.append(pred_absent)
         weights.append(rule.weight)
     return _weighted_mean(shape, weights, raws, absent_gt, absent_pred)
+
+
+def _object_lists(
+    rule: ObjectsRule, gt_items: Sequence[Any], gt_values: list[list[Any]], pred_values: list[list[Any]]
+) -> np.ndarray | None:
+    """The field's `compare_field_raw` for every element pair (`innerlists.objects_similarity`), from the `compare`
+    and `compare_with` matrices over every object on each side; None where the plan cannot read an object."""
+    flat_gt = [x for v in gt_values for x in v]
+    flat_pred = [x for v in pred_values for x in v]
+    if not flat_gt or not flat_pred:
+        return np.zeros((len(gt_values), len(pred_values)))
+    columns = ElementColumns(rule.plan, flat_gt, flat_pred)
+    if not columns.supported:
+        return None
+    a, b = len(flat_gt), len(flat_pred)
+    scores = columns.pair_scores(np.repeat(np.arange(a), b), np.tile(np.arange(b), a)).reshape(a, b)
+    return objects_similarity(columns.similarity(), scores, rule.name, gt_items, gt_values, pred_values)
 
 
 def _planned(plan: ElementPlan, kinds: set[type]) -> bool:

@@ -35,14 +35,11 @@ import itertools
 import math
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .pairwise import similarity_matrix
-
-if TYPE_CHECKING:
-    from .fastmatch import ElementPlan
 
 __all__ = ["objects_similarity", "values_similarity"]
 
@@ -95,7 +92,8 @@ def values_similarity(
 
 
 def objects_similarity(
-    plan: ElementPlan,
+    similarity: np.ndarray,
+    scores: np.ndarray,
     field_name: str,
     gt_items: Sequence[Any],
     gt_values: Sequence[list[Any]],
@@ -104,8 +102,11 @@ def objects_similarity(
     """`gt_items[i].compare_field_raw(field_name, pred_values[j])` for every pair where both lists hold objects.
 
     Args:
-        plan: The vectorised plan of the objects' class (`fastmatch.plan_for`); every object in the
-            lists is an instance of that class.
+        similarity: `a.compare(b)` for every object `a` of the ground-truth lists, one after the
+            other, and every object `b` of the predicted ones (`fastmatch.ElementColumns.similarity`):
+            what the engine's assignment reads.
+        scores: `a.compare_with(b)["overall_score"]` for the same pairs (`ElementColumns.pair_scores`):
+            what the engine sums for the assigned pairs.
         field_name: The field, for the pairs scored by the engine.
         gt_items: The ground-truth elements (for those pairs).
         gt_values: Each ground-truth element's list of objects, `[]` where it holds none.
@@ -113,29 +114,16 @@ def objects_similarity(
 
     Returns:
         A `len(gt_values) x len(pred_values)` array; entries where either list is empty are 0.0 (the
-        caller leaves them to the blank rules). None when a field of an object holds something the
-        plan cannot read (`ElementColumns.supported`), or when this interpreter's `sum()` follows
-        neither known rule (`_sum_rule`): the engine then pairs the list.
+        caller leaves them to the blank rules). None when this interpreter's `sum()` follows neither
+        known rule (`_sum_rule`): the engine then pairs the list.
     """
-    from .fastmatch import ElementColumns
-
     rule = _sum_rule(numpy_summands=False)
     if rule is None:
         return None
-
-    flat_gt = [x for v in gt_values for x in v]
-    flat_pred = [x for v in pred_values for x in v]
-    if not flat_gt or not flat_pred:
-        return np.zeros((len(gt_values), len(pred_values)))
-    columns = ElementColumns(plan, flat_gt, flat_pred)
-    if not columns.supported:
-        return None
-    a, b = len(flat_gt), len(flat_pred)
-    scores = columns.pair_scores(np.repeat(np.arange(a), b), np.tile(np.arange(b), a)).reshape(a, b)
     # `unordered_list_metrics`: a matched pair under the bar counts 0.0 (clipping is on for `compare_field_raw`).
     kept = (scores >= _OBJECT_BAR) | (np.abs(scores - _OBJECT_BAR) < _BAR_TOLERANCE)
     applied = np.where(kept, scores, 0.0)
-    return _list_scores(columns.similarity(), applied, rule, field_name, gt_items, gt_values, pred_values)
+    return _list_scores(similarity, applied, rule, field_name, gt_items, gt_values, pred_values)
 
 
 def _list_scores(

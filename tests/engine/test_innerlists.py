@@ -22,7 +22,7 @@ from stickler.comparators.numeric import NumericComparator
 from stickler.structured_object_evaluator.models.comparable_field import ComparableField
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
-from structsim_nb.engine.fastmatch import ElementPlan, plan_for
+from structsim_nb.engine.fastmatch import ElementColumns, ElementPlan, pairing_plan_for, pairing_similarity, plan_for
 from structsim_nb.engine.innerlists import objects_similarity, values_similarity
 
 
@@ -114,6 +114,17 @@ def taxed(lists: list[list[dict[str, Any]]]) -> list[Taxed]:
     return [Taxed.from_json({"taxes": v}) for v in lists]
 
 
+def objects(plan: ElementPlan, field: str, gt: list[Any], gt_values: list[Any], pred_values: list[Any]) -> Any:
+    """`objects_similarity` with its two matrices over every object, as `fastmatch` builds them."""
+    flat_gt, flat_pred = [x for v in gt_values for x in v], [x for v in pred_values for x in v]
+    if not flat_gt or not flat_pred:
+        return np.zeros((len(gt_values), len(pred_values)))
+    columns = ElementColumns(plan, flat_gt, flat_pred)
+    a, b = len(flat_gt), len(flat_pred)
+    scores = columns.pair_scores(np.repeat(np.arange(a), b), np.tile(np.arange(b), a)).reshape(a, b)
+    return objects_similarity(columns.similarity(), scores, field, gt, gt_values, pred_values)
+
+
 @pytest.mark.parametrize("threshold", [None, 0.3, 0.9])
 @SETTINGS
 @given(data=st.data())
@@ -126,7 +137,7 @@ def test_every_pair_of_object_lists_is_the_engines_score(threshold, data):
         pred = taxed(data.draw(st.lists(st.lists(TAX, max_size=5), min_size=1, max_size=4)))
         plan = plan_for(Tax)
         assert isinstance(plan, ElementPlan)
-        got = objects_similarity(plan, "taxes", gt, [a.taxes for a in gt], [b.taxes for b in pred])
+        got = objects(plan, "taxes", gt, [a.taxes for a in gt], [b.taxes for b in pred])
         assert got is not None and got.tobytes() == engine_matrix(gt, pred, "taxes").tobytes()
     finally:
         Tax.match_threshold = before
@@ -150,18 +161,18 @@ def test_tied_object_lists_that_would_score_differently_are_scored_by_the_engine
     gt = taxed([[{"kind": "VAT", "note": "standard"}, {"kind": "GST", "note": "standard"}]])
     pred = taxed([[{"kind": "VAT", "note": "standrd"}, {"kind": "GST", "note": "standrd"}]])
     plan = plan_for(Tax)
-    got = objects_similarity(plan, "taxes", gt, [gt[0].taxes], [pred[0].taxes])
+    got = objects(plan, "taxes", gt, [gt[0].taxes], [pred[0].taxes])
     assert asked == [] and got is not None and got[0, 0] == gt[0].compare_field_raw("taxes", pred[0].taxes)
     asked.clear()
     monkeypatch.setattr(innerlists, "_TIE", 2.0)  # every assignment tied with the best: the crossed one scores lower
-    got = objects_similarity(plan, "taxes", gt, [gt[0].taxes], [pred[0].taxes])
+    got = objects(plan, "taxes", gt, [gt[0].taxes], [pred[0].taxes])
     assert asked == [2] and got is not None and got.tobytes() == engine_matrix(gt, pred, "taxes").tobytes()
 
 
 def test_an_object_the_plan_cannot_read_leaves_the_list_to_the_engine():
     gt, pred = taxed([[{"kind": "VAT"}]]), taxed([[{"kind": "VAT"}]])
     object.__setattr__(pred[0].taxes[0], "rate", [0.2])  # set without validation
-    assert objects_similarity(plan_for(Tax), "taxes", gt, [gt[0].taxes], [pred[0].taxes]) is None
+    assert pairing_similarity(pairing_plan_for(Taxed), gt, pred) is None
 
 
 class Levy(StructuredModel):
@@ -178,7 +189,7 @@ def test_a_matched_pair_under_the_engines_bar_counts_nothing():
     # matches (weight 0.005) and the kind does not, 0.005 / 1.005 for the pair, so the list scores 0.0.
     gt = [Levied.from_json({"levies": [{"kind": "A", "code": "c"}]})]
     pred = [Levied.from_json({"levies": [{"kind": "B", "code": "c"}]})]
-    got = objects_similarity(plan_for(Levy), "levies", gt, [gt[0].levies], [pred[0].levies])
+    got = objects(plan_for(Levy), "levies", gt, [gt[0].levies], [pred[0].levies])
     assert 0.0 < gt[0].levies[0].compare(pred[0].levies[0]) < 0.01
     assert got is not None and got.tolist() == [[0.0]] == engine_matrix(gt, pred, "levies").tolist()
 
@@ -219,4 +230,4 @@ def test_an_interpreter_whose_sum_is_unknown_leaves_object_lists_to_the_engine(m
 
     monkeypatch.setattr(innerlists, "_sum_rule", lambda *, numpy_summands: None)
     gt, pred = taxed([[{"kind": "VAT"}, {"kind": "GST"}]]), taxed([[{"kind": "GST"}]])
-    assert objects_similarity(plan_for(Tax), "taxes", gt, [gt[0].taxes], [pred[0].taxes]) is None
+    assert objects(plan_for(Tax), "taxes", gt, [gt[0].taxes], [pred[0].taxes]) is None
