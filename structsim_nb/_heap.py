@@ -18,12 +18,12 @@ started eight, and the collector took 1.0-1.2 s of a 5.1-5.4 s run (0.10-0.15 s 
   garbage cycles die (on 20,000 trajectories, 96% of the cyclic objects the full collections found;
   the rest waits for the block's end).
 
-`young_collections_only(freeze=False)` does only the second, for a block too short to need the first:
-one `evaluate()` of a document. A 200-line invoice whose line items hold lists of objects builds
-thousands of result dicts that live until the comparison ends; the collector started a full
-collection two or three times during it, each walking the whole heap, a third of the document's time
-(`bench/README.md`, "Lists of objects inside elements, lists of values anywhere"). The full collection it would have
-started runs at the first young collection after the block instead, once.
+`young_collections_only(freeze=False)` does only the second, for a block too short to need the
+first: one `evaluate()` of a document. A 200-line invoice whose line items hold lists of objects
+builds thousands of result dicts that live until the comparison ends; the collector started a full
+collection two or three times during it, each walking the whole heap, a third of the document's
+time (`bench/README.md`, "Lists of objects inside elements, lists of values anywhere"). The full
+collection it would have started runs at the first young collection after the block instead, once.
 
 Nothing is lost: garbage among the older objects (made before the block, or dropped by other threads
 during it) and cycles that lived long enough to leave the young generations wait for the first full

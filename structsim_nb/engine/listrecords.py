@@ -8,9 +8,8 @@ path) or the fields `fastmatch.ElementColumns.flagged` found (vectorised lists),
 the records stickler writes. A list of plain values is documented from its own matching, as
 stickler documents it (`HungarianHelper`: two values match when their text, lower-cased with its
 white space collapsed, is equal), with the engine's solver, from a vectorised matrix when
-`vectorised`. The records are stickler's,
-value for value, in its order; the adapted parts of stickler-eval 1.0.0 (Apache-2.0) are marked
-where they are.
+`vectorised`. The records are stickler's, value for value, in its order; the adapted parts of
+stickler-eval 1.0.0 (Apache-2.0) are marked where they are.
 """
 
 from __future__ import annotations
