@@ -385,14 +385,17 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         engine compares each matched pair, for the reason given); else `"engine: <reason>"` (the
         engine compares the elements pair by pair; the reason names what stops pairing, such as
         `"field 'legs' is a list of objects whose field 'stops' is a list"`), or
-        `"engine: fast_matching=False"`. (A list holding one element on each side has no assignment
-        to make: the engine scores that pair directly, whatever `matching` says.)
+        `"engine: fast_matching=False"`, or `"engine: Item.compare is overridden"` when the model
+        or a class it holds defines its own version of a method the engine compares with (the whole
+        document is then compared by its own `compare_with`). (A list holding one element on each
+        side has no assignment to make: the engine scores that pair directly, whatever `matching`
+        says.)
         A list whose elements may be null (`List[Optional[Model]]`, or JSON Schema items `anyOf`
         an object and null) is such a list too; when it can be vectorised, `matching` says
         `"vectorised, or the engine's path for a list holding a null"`.
         """
         from .engine.fastmatch import ElementPlan, PairingPlan, pairing_plan_for, plan_for
-        from .engine.listmatch import model_paths
+        from .engine.listmatch import model_paths, overridden_method
 
         explained: dict[str, dict[str, Any]] = super().explain()
         for path, element, in_list, nullable in model_paths(self._spec.eval_model):
@@ -404,6 +407,10 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
                 continue
             if not self._fast_matching:
                 entry["matching"] = "engine: fast_matching=False"
+                continue
+            own = overridden_method(self._spec.eval_model)
+            if own is not None:
+                entry["matching"] = f"engine: {own} is overridden"
                 continue
             plan = plan_for(element)
             or_null = ", or the engine's path for a list holding a null" if nullable else ""

@@ -14,7 +14,7 @@ import random
 import subprocess
 import sys
 import textwrap
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import pandas as pd
 import pytest
@@ -1192,6 +1192,22 @@ class TestFastMatching:
         explained = StructuredOutputSimilarity(Manifest).explain()
         assert explained["shipments"]["matching"] == "paired: field 'items' is a list"
         assert explained["shipments.items"]["matching"] == "vectorised"
+
+    def test_a_model_overriding_the_engine_says_so(self):
+        from stickler.comparators.exact import ExactComparator
+        from stickler.structured_object_evaluator.models.comparable_field import ComparableField
+        from stickler.structured_object_evaluator.models.structured_model import StructuredModel
+
+        class Coded(StructuredModel):
+            code: str | None = ComparableField(comparator=ExactComparator())
+
+            def compare(self, other: Any) -> float:
+                return 1.0 if self.code == other.code else 0.0
+
+        class Codes(StructuredModel):
+            items: list[Coded] = ComparableField(default=[])
+
+        assert StructuredOutputSimilarity(Codes).explain()["items"]["matching"] == "engine: Coded.compare is overridden"
 
     def test_off_says_so(self):
         explained = StructuredOutputSimilarity(Invoice, fast_matching=False).explain()

@@ -35,6 +35,7 @@ they are; the package pins `stickler-eval<2`.
 from __future__ import annotations
 
 import logging
+import re
 import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any, get_args, get_origin
@@ -70,7 +71,7 @@ from .pairwise import SCALARS, scalar_similarity, similarity_matrix
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["MatchOnceSpec", "MatchPaths", "compare", "list_paths", "model_paths"]
+__all__ = ["MatchOnceSpec", "MatchPaths", "compare", "list_paths", "model_paths", "overridden_method"]
 
 
 def compare(
@@ -92,8 +93,20 @@ def compare(
 
     Returns:
         The engine's result dict (with `confusion_matrix` and derived metrics), and which path
-        matched each list field that was compared (both sides non-empty), by dotted path.
+        matched each list field that was compared (both sides non-empty), by dotted path. A
+        model whose class, or a class it holds, overrides a method the engine compares with
+        (`compare`, `compare_field_raw`, `_compare_unordered_lists`, ...) is compared by its own
+        `compare_with`, and no path is named: this module's parts would not call the override.
     """
+    if overridden_method(type(ground_truth)) is not None:
+        logger.debug("model=<%s> | overrides a comparison method; compared by its own compare_with", type(ground_truth))
+        own: dict[str, Any] = ground_truth.compare_with(
+            prediction,
+            include_confusion_matrix=True,
+            add_derived_metrics=True,
+            document_non_matches=document_non_matches,
+        )
+        return own, {}
     context = MatchContext(vectorised=vectorised, document_non_matches=document_non_matches)
     raw = _Engine(ground_truth, context, "").compare_with(
         prediction,
@@ -156,6 +169,37 @@ class MatchOnceSpec(EvalSpec):  # type: ignore[misc]
             ground_truth, prediction, vectorised=self._vectorised, document_non_matches=self._document_non_matches
         )
         return EvalResult(raw, self, ground_truth=ground_truth, prediction=prediction)
+
+
+#: The methods of `StructuredModel` the engine compares with (what this module's subclasses reimplement or bypass).
+_ENGINE_METHODS = tuple(
+    name
+    for name in vars(StructuredModel)
+    if re.search(r"compar|calculate|classify|dispatch|_is_list_field|_is_structured|hierarch|non_match", name)
+    and callable(getattr(StructuredModel, name, None))
+)
+#: model class -> the first engine method it, or a class it holds, overrides (`Class.method`), or "" for none.
+_OVERRIDES: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
+
+
+def overridden_method(model_cls: type) -> str | None:
+    """The first method the engine compares with (`compare`, `compare_with`, `compare_field_raw`,
+    `_compare_unordered_lists`, ...) that `model_cls`, or a model class in its fields at any depth,
+    defines its own version of, as `"Class.method"`; None when there is none (worked out once per class).
+    `compare` then runs the model's own `compare_with`."""
+    found = _OVERRIDES.get(model_cls)
+    if found is None:
+        classes = [model_cls] + [inner for _, inner, _, _ in model_paths(model_cls)]
+        found = next(
+            (f"{inner.__name__}.{name}" for inner in classes for name in _ENGINE_METHODS if _own(inner, name)), ""
+        )
+        _OVERRIDES[model_cls] = found
+    return found or None
+
+
+def _own(cls: type, name: str) -> bool:
+    mine, stock = getattr(cls, name, None), getattr(StructuredModel, name)
+    return getattr(mine, "__func__", mine) is not getattr(stock, "__func__", stock)
 
 
 def list_paths(model_cls: type) -> Iterator[tuple[str, type]]:

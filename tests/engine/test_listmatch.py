@@ -37,7 +37,7 @@ from stickler.structured_object_evaluator.models.structured_model import Structu
 from structsim_nb.demo import Invoice, synthetic_invoice_pairs
 from structsim_nb.engine import fastmatch
 from structsim_nb.engine.fastmatch import PairingPlan, pairing_plan_for, pairing_similarity
-from structsim_nb.engine.listmatch import compare, list_paths
+from structsim_nb.engine.listmatch import compare, list_paths, overridden_method
 
 SETTINGS = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
@@ -885,3 +885,40 @@ class TestValueListFields:
     def test_the_records_pair_values_as_the_engine_does(self, field, gt, pred):
         gt_model, pred_model = Labels.from_json({field: gt}), Labels.from_json({field: pred})
         assert_identical(stock(gt_model, pred_model), compare(gt_model, pred_model, document_non_matches=True)[0])
+
+    def test_a_class_with_its_own_list_comparison_is_compared_by_it(self):
+        class Own(StructuredModel):
+            words: list[str] = ComparableField(default=[], comparator=LevenshteinComparator())
+
+            def _compare_unordered_lists(self, gt_list, pred_list, comparator, threshold, clip=True, field_name=""):
+                found = super()._compare_unordered_lists(gt_list, pred_list, comparator, threshold, clip, field_name)
+                return {**found, "overall_score": 0.125}
+
+        gt, pred = Own(words=["a", "b"]), Own(words=["a", "c"])
+        got, _ = compare(gt, pred, document_non_matches=True)
+        assert got["field_scores"]["words"] == 0.125
+        assert_identical(stock(gt, pred), got)
+
+
+class TestOverrides:
+    """A model class that overrides a method the engine compares with is compared by its own `compare_with`."""
+
+    def test_an_element_class_with_its_own_compare_is_paired_by_it(self):
+        class Coded(StructuredModel):
+            code: str | None = ComparableField(comparator=ExactComparator())
+            note: str | None = ComparableField(comparator=LevenshteinComparator())
+
+            def compare(self, other: Any) -> float:  # pairs by code alone
+                return 1.0 if self.code == other.code else 0.0
+
+        class Codes(StructuredModel):
+            items: list[Coded] = ComparableField(default=[])
+
+        gt = Codes.from_json({"items": [{"code": "a", "note": "x"}, {"code": "b", "note": "y"}]})
+        pred = Codes.from_json({"items": [{"code": "b", "note": "x"}, {"code": "a", "note": "y"}]})
+        for vectorised in (True, False):
+            got, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
+            assert paths == {}
+            assert_identical(stock(gt, pred), got)
+        assert overridden_method(Codes) == "Coded.compare"
+        assert overridden_method(Shipped) is None  # (a stock class, holding stock classes)
