@@ -325,31 +325,10 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
     absent_gt: list[np.ndarray] = []
     absent_pred: list[np.ndarray] = []
     for rule in plan.fields:
-        if isinstance(rule, ValuesRule):
+        if isinstance(rule, (ValuesRule, ObjectsRule)):
             gt_values = [getattr(item, rule.name) for item in gt_list]
             pred_values = [getattr(item, rule.name) for item in pred_list]
-            # Lists of plain values (or none): anything else set there is the engine's to score.
-            lists = (*gt_values, *pred_values)
-            if not all(v is None or (type(v) is list and all(type(x) in SCALARS for x in v)) for v in lists):
-                return None
-            raw = values_similarity(
-                rule.comparator, rule.name, gt_list, [v or [] for v in gt_values], [v or [] for v in pred_values]
-            )
-            if raw is None:
-                return None
-            raws.append(raw)
-            absent_gt.append(np.array([not v for v in gt_values], dtype=bool))
-            absent_pred.append(np.array([not v for v in pred_values], dtype=bool))
-            weights.append(rule.weight)
-            continue
-        if isinstance(rule, ObjectsRule):
-            gt_values = [getattr(item, rule.name) for item in gt_list]
-            pred_values = [getattr(item, rule.name) for item in pred_list]
-            if not all(v is None or type(v) is list for v in (*gt_values, *pred_values)):
-                return None
-            if not _planned(rule.plan, {type(x) for v in (*gt_values, *pred_values) for x in v or ()}):
-                return None
-            raw = _object_lists(rule, gt_list, [v or [] for v in gt_values], [v or [] for v in pred_values])
+            raw = _inner_lists(rule, gt_list, gt_values, pred_values)
             if raw is None:
                 return None
             raws.append(raw)
@@ -388,21 +367,31 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
     return _weighted_mean(shape, weights, raws, absent_gt, absent_pred)
 
 
-def _object_lists(
-    rule: ObjectsRule, gt_items: Sequence[Any], gt_values: list[list[Any]], pred_values: list[list[Any]]
+def _inner_lists(
+    rule: ValuesRule | ObjectsRule, gt_items: Sequence[Any], gt_values: list[Any], pred_values: list[Any]
 ) -> np.ndarray | None:
-    """The field's `compare_field_raw` for every element pair (`innerlists.objects_similarity`), from the `compare`
-    and `compare_with` matrices over every object on each side; None where the plan cannot read an object."""
-    flat_gt = [x for v in gt_values for x in v]
-    flat_pred = [x for v in pred_values for x in v]
+    """The list field's `compare_field_raw` for every element pair (`innerlists`), or None when a list holds
+    something else than the rule reads (plain values; objects of the planned class) and the engine pairs it."""
+    lists = (*gt_values, *pred_values)
+    if not all(v is None or type(v) is list for v in lists):
+        return None
+    gt_lists, pred_lists = [v or [] for v in gt_values], [v or [] for v in pred_values]
+    if isinstance(rule, ValuesRule):
+        if not all(type(x) in SCALARS for v in lists for x in v or ()):
+            return None
+        return values_similarity(rule.comparator, rule.name, gt_items, gt_lists, pred_lists)
+    if not _planned(rule.plan, {type(x) for v in lists for x in v or ()}):
+        return None
+    flat_gt = [x for v in gt_lists for x in v]
+    flat_pred = [x for v in pred_lists for x in v]
     if not flat_gt or not flat_pred:
-        return np.zeros((len(gt_values), len(pred_values)))
+        return np.zeros((len(gt_lists), len(pred_lists)))
     columns = ElementColumns(rule.plan, flat_gt, flat_pred)
     if not columns.supported:
         return None
     a, b = len(flat_gt), len(flat_pred)
     scores = columns.pair_scores(np.repeat(np.arange(a), b), np.tile(np.arange(b), a)).reshape(a, b)
-    return objects_similarity(columns.similarity(), scores, rule.name, gt_items, gt_values, pred_values)
+    return objects_similarity(columns.similarity(), scores, rule.name, gt_items, gt_lists, pred_lists)
 
 
 def _planned(plan: ElementPlan, kinds: set[type]) -> bool:

@@ -269,6 +269,15 @@ def assert_paired_as_the_engine(gt: Any, pred: Any) -> None:
             assert paths["items"] == {"engine" if len(gt.items) == len(pred.items) == 1 else "paired"}
 
 
+def assert_paired_similarities(gt: Any, pred: Any) -> None:
+    """`pairing_similarity` of the two `items` lists is `compare` for every pair, bit for bit."""
+    plan = pairing_plan_for(type(gt.items[0]))
+    assert isinstance(plan, PairingPlan)
+    got = pairing_similarity(plan, gt.items, pred.items)
+    want = np.array([[a.compare(b) for b in pred.items] for a in gt.items])
+    assert got is not None and got.tobytes() == want.tobytes()
+
+
 class TestPairedLists:
     """Elements with nested objects: the assignment reads vectorised similarities, the engine compares each pair."""
 
@@ -633,13 +642,10 @@ class TestValueLists:
     @SETTINGS
     @given(data=st.data())
     def test_the_pair_similarities_are_the_engines(self, data):
-        gt = Shipped.from_json({"items": data.draw(st.lists(st.fixed_dictionaries(SERIAL), min_size=1, max_size=5))})
-        pred = Shipped.from_json({"items": data.draw(st.lists(st.fixed_dictionaries(SERIAL), min_size=1, max_size=5))})
-        plan = pairing_plan_for(Serial)
-        assert isinstance(plan, PairingPlan)
-        got = pairing_similarity(plan, gt.items, pred.items)
-        want = np.array([[a.compare(b) for b in pred.items] for a in gt.items])
-        assert got is not None and got.tobytes() == want.tobytes()  # bit for bit
+        draw = st.lists(st.fixed_dictionaries(SERIAL), min_size=1, max_size=5)
+        assert_paired_similarities(
+            Shipped.from_json({"items": data.draw(draw)}), Shipped.from_json({"items": data.draw(draw)})
+        )
 
     @SETTINGS
     @given(data=st.data(), threshold=st.sampled_from([None, 0.5, 1.0]))
@@ -764,12 +770,9 @@ class TestObjectLists:
     @given(data=st.data())
     def test_the_pair_similarities_are_the_engines(self, data):
         draw = st.lists(st.fixed_dictionaries(LEVY_LINE), min_size=1, max_size=5)
-        gt, pred = LevyBill.from_json({"items": data.draw(draw)}), LevyBill.from_json({"items": data.draw(draw)})
-        plan = pairing_plan_for(LevyLine)
-        assert isinstance(plan, PairingPlan)
-        got = pairing_similarity(plan, gt.items, pred.items)
-        want = np.array([[a.compare(b) for b in pred.items] for a in gt.items])
-        assert got is not None and got.tobytes() == want.tobytes()  # bit for bit
+        assert_paired_similarities(
+            LevyBill.from_json({"items": data.draw(draw)}), LevyBill.from_json({"items": data.draw(draw)})
+        )
 
     @SETTINGS
     @given(data=st.data(), threshold=st.sampled_from([None, 0.5, 1.0]))
