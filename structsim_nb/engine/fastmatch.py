@@ -259,20 +259,26 @@ def _pairing(cls: type) -> PairingPlan | str:
                 return rule
             rules.append(rule)
             continue
-        nested = _nested_class(info.annotation)
-        if nested is None:
-            return f"field {name!r} is a nested object of another kind"
-        inner = plan_for(nested)
-        if not isinstance(inner, ElementPlan):
-            return f"field {name!r} is a nested object whose {inner}"
-        if not inner.fields:
-            return f"field {name!r} is a nested object with no fields"
+        inner = _flat_plan(f"field {name!r} is a nested object", _nested_class(info.annotation))
+        if isinstance(inner, str):
+            return inner
         config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
         reason = _weight_reason(name, config.weight, 0.0)
         if reason:
             return reason
         rules.append(NestedRule(name, config.weight, inner))
     return PairingPlan(tuple(rules), engine)
+
+
+def _flat_plan(what: str, cls: Any) -> ElementPlan | str:
+    """The plan of the class `what` (`"field 'x' is a nested object"`) holds, when `plan_for` accepts it and it has
+    fields; else why not, in `what`'s words."""
+    if not isinstance(cls, type):
+        return f"{what} of another kind"
+    inner = plan_for(cls)
+    if not isinstance(inner, ElementPlan):
+        return f"{what} whose {inner}"
+    return inner if inner.fields else f"{what} with no fields"
 
 
 def _list_rule(cls: type, name: str, info: Any) -> ValuesRule | ObjectsRule | str:
@@ -282,14 +288,11 @@ def _list_rule(cls: type, name: str, info: Any) -> ValuesRule | ObjectsRule | st
 
     config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
     if ConfigurationHelper.is_structured_field_type(info):
-        item = ConfigurationHelper._extract_structured_class_from_list(info.annotation)
-        if not (ConfigurationHelper._is_list_structured_model(info.annotation) and isinstance(item, type)):
-            return f"field {name!r} is a list of objects of another kind"
-        inner = plan_for(item)
-        if not isinstance(inner, ElementPlan):
-            return f"field {name!r} is a list of objects whose {inner}"
-        if not inner.fields:
-            return f"field {name!r} is a list of objects with no fields"
+        listed = ConfigurationHelper._is_list_structured_model(info.annotation)
+        item = ConfigurationHelper._extract_structured_class_from_list(info.annotation) if listed else None
+        inner = _flat_plan(f"field {name!r} is a list of objects", item)
+        if isinstance(inner, str):
+            return inner
         return _weight_reason(name, config.weight, 0.0) or ObjectsRule(name, config.weight, inner)
     reason = _comparator_reason(name, config.comparator, "is a list compared by")
     return reason or _weight_reason(name, config.weight, 0.0) or ValuesRule(name, config.comparator, config.weight)
