@@ -21,7 +21,7 @@ from stickler.algorithms.hungarian import _MUNKRES, make_cost_matrix
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["assign"]
+__all__ = ["assign", "assigned_pairs"]
 
 #: munkres releases whose `compute` this module reproduces with the native kernel directly.
 _TESTED_MUNKRES = ("3.0.",)
@@ -72,3 +72,10 @@ def assign(similarity: np.ndarray) -> list[tuple[int, int]]:
             return sorted((c, r) for r, c in pairs) if transposed else sorted(pairs)
         logger.debug("shape=<%s> | native assignment declined, using the engine's call", similarity.shape)
     return [tuple(pair) for pair in _MUNKRES.compute(make_cost_matrix(similarity, lambda x: 1 - x))]  # type: ignore[misc]
+
+
+def assigned_pairs(similarity: np.ndarray) -> list[tuple[int, int, Any]]:
+    """The engine's matched pairs `(gt, pred, similarity)` for a pair-similarity matrix, as stickler's
+    `HungarianMatcher.calculate_metrics` lists them for two lists of more than one pair: `assign`'s pairs, each
+    with its similarity as a numpy float."""
+    return [(i, j, similarity[i, j]) for i, j in assign(similarity)]

@@ -54,7 +54,7 @@ from stickler.structured_object_evaluator.models.result_helper import ResultHelp
 from stickler.structured_object_evaluator.models.structured_list_comparator import StructuredListComparator
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel, _annotation_is_list
 
-from .assignment import assign
+from .assignment import assigned_pairs
 from .fastmatch import (
     ElementColumns,
     ElementPlan,
@@ -394,7 +394,7 @@ def _value_pairs(comparator: Any, gt_list: list[Any], pred_list: list[Any]) -> l
         similarity = similarity_matrix(comparator, gt_list, pred_list)
     except Exception:  # noqa: BLE001 - the engine's path raises the engine's own error
         return None
-    return [(i, j, similarity[i, j]) for i, j in assign(similarity)]
+    return assigned_pairs(similarity)
 
 
 class _FieldComparator(FieldComparator):  # type: ignore[misc]
@@ -523,7 +523,7 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         if matched_pairs is None:
             similarity = self._columns.similarity() if self._columns is not None else self._pairing
             if similarity is not None:  # (never 1x1: the engine scores a lone pair itself, see above)
-                matched_pairs = [(i, j, similarity[i, j]) for i, j in assign(similarity)]
+                matched_pairs = assigned_pairs(similarity)
             else:
                 matched_pairs = HungarianHelper().get_complete_matching_info(gt_list, pred_list)["matched_pairs"]
             self._context.assignments[key] = matched_pairs

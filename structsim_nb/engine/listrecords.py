@@ -23,7 +23,7 @@ from stickler.structured_object_evaluator.models.non_match_field import NonMatch
 from stickler.structured_object_evaluator.models.non_matches_helper import NonMatchesHelper
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
-from .assignment import assign
+from .assignment import assigned_pairs
 from .fastmatch import ElementColumns
 from .pairwise import SCALARS
 
@@ -168,7 +168,7 @@ def _equal_pairs(gt_list: list[Any], pred_list: list[Any]) -> list[tuple[int, in
         count=len(gt_list) + len(pred_list),
     )
     similarity = np.equal.outer(codes[: len(gt_list)], codes[len(gt_list) :]).astype(np.float64)
-    return [(i, j, similarity[i, j]) for i, j in assign(similarity)]
+    return assigned_pairs(similarity)
 
 
 class RecordCollector(NonMatchCollector):  # type: ignore[misc]

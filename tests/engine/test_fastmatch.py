@@ -228,6 +228,18 @@ class TestAssign:
         similarity = np.round(np.random.default_rng(5).random((7, 6)) * 3) / 3
         assert assign(similarity) == [tuple(p) for p in _MUNKRES.compute(make_cost_matrix(similarity, lambda x: 1 - x))]
 
+    def test_assigned_pairs_are_the_engines_matched_pairs(self):
+        from stickler.algorithms.hungarian import HungarianMatcher
+
+        from structsim_nb.engine.assignment import assigned_pairs
+
+        values = ["a", "b", "a", "c", "d"]
+        matcher = HungarianMatcher(lambda x, y: float(x == y), match_threshold=0.0, normalize_values=False)
+        similarity = np.array([[float(x == y) for y in values[::-1]] for x in values[:4]])
+        want = matcher.calculate_metrics(values[:4], values[::-1])["matched_pairs"]
+        got = assigned_pairs(similarity)
+        assert got == want and [type(s) for _, _, s in got] == [type(s) for _, _, s in want]
+
 
 # -- the element class: what vectorises and what does not -----------------------------------
 
