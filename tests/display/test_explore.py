@@ -7,7 +7,7 @@ import sys
 
 import nbformat
 import pytest
-from browser import jupyterlab, open_page
+from browser import JUPYTERLAB_CHATTER, jupyterlab, open_page
 from pydantic import BaseModel
 
 from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
@@ -189,7 +189,7 @@ def test_the_explorer_works_in_jupyterlab(tmp_path, reference, chromium):
         marked = page.locator(".widget-html-content .ss-pane .m-wrong")
         assert marked.count() == 2 and "1505" in marked.nth(1).inner_text()
         page.screenshot(path=tmp_path / "jupyterlab-explorer.png", full_page=True)
-        assert console.problems(ignore=("requestfailed: http", "Failed to load resource")) == []
+        assert console.problems(ignore=JUPYTERLAB_CHATTER) == []
 
 
 def _run_the_first_cell(page, *, until, attempts: int = 3) -> None:

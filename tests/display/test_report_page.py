@@ -8,7 +8,7 @@ import re
 
 import nbformat
 import pytest
-from browser import LAYOUT_PROBLEMS, jupyterlab, notebook_html, open_page
+from browser import JUPYTERLAB_CHATTER, LAYOUT_PROBLEMS, jupyterlab, notebook_html, open_page
 from pydantic import BaseModel
 
 from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
@@ -407,4 +407,4 @@ def test_an_untrusted_notebook_in_jupyterlab_shows_the_displays_styled(long_ids,
         problems = page.evaluate(LAYOUT_PROBLEMS)
         assert [problem["spilled"] for problem in problems[:3]] == [[], [], []]
         assert outputs.nth(3).inner_text().startswith("structsim-nb report explorer (12 rows")
-        assert console.problems(ignore=("requestfailed: http", "Failed to load resource")) == []
+        assert console.problems(ignore=JUPYTERLAB_CHATTER) == []
