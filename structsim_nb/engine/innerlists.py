@@ -138,23 +138,22 @@ def _list_scores(
     """Every element pair's list score: assignments weighed on `similarity` (item by item over the flattened
     lists), the assigned items' `scores` summed; unsettled pairs scored by the engine."""
     out = np.zeros((len(gt_values), len(pred_values)))
-    gt_start = np.cumsum([0] + [len(v) for v in gt_values])
-    pred_start = np.cumsum([0] + [len(v) for v in pred_values])
-    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    for i, gt in enumerate(gt_values):
-        if gt:
-            for j, pred in enumerate(pred_values):
-                if pred:
-                    groups.setdefault((len(gt), len(pred)), []).append((i, j))
+    gt_lengths = np.array([len(v) for v in gt_values], dtype=np.int64)
+    pred_lengths = np.array([len(v) for v in pred_values], dtype=np.int64)
+    gt_start = np.concatenate(([0], np.cumsum(gt_lengths)))
+    pred_start = np.concatenate(([0], np.cumsum(pred_lengths)))
     same = scores is similarity
-    for (m, n), pairs in groups.items():
-        rows = np.array([i for i, _ in pairs])
-        cols = np.array([j for _, j in pairs])
+    # Element pairs grouped by their two list lengths (an empty list on either side is left to the blank rules).
+    for m, n in itertools.product(
+        np.unique(gt_lengths[gt_lengths > 0]).tolist(), np.unique(pred_lengths[pred_lengths > 0]).tolist()
+    ):
+        gt_rows, pred_cols = np.flatnonzero(gt_lengths == m), np.flatnonzero(pred_lengths == n)
+        rows, cols = np.repeat(gt_rows, pred_cols.size), np.tile(pred_cols, gt_rows.size)
         assignments = math.perm(max(m, n), min(m, n))
-        best, settled = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=bool)
+        best, settled = np.zeros(rows.size), np.zeros(rows.size, dtype=bool)
         if assignments <= _MOST_ASSIGNMENTS:
             step = max(1, _MOST_CELLS // (assignments * min(m, n)))
-            for at in range(0, len(pairs), step):
+            for at in range(0, rows.size, step):
                 part = slice(at, at + step)
                 gt_index = (gt_start[rows[part]][:, None] + np.arange(m))[:, :, None]
                 pred_index = (pred_start[cols[part]][:, None] + np.arange(n))[:, None, :]
