@@ -33,7 +33,9 @@ items from vectorised similarities and compares each matched pair with the engin
 a list of serial numbers: `ours` pairs the items from vectorised similarities (each pair of serial-number
 lists scored as the engine scores it, `innerlists`), `engine` pairs them pair by pair. `--taxes` scores
 `TaxedInvoice`, whose line items hold a list of tax objects: `ours` pairs the items the same way (each pair
-of tax lists matched as the engine matches them), `engine` pairs them pair by pair. Timing is printed,
+of tax lists matched as the engine matches them), `engine` pairs them pair by pair. `--deep` scores
+`DeepInvoice`, whose line items' prices hold their converted amount as an object of its own: `ours` pairs
+the items from vectorised similarities through both levels (`fastmatch.NestedPlan`). Timing is printed,
 never asserted.
 """
 
@@ -88,6 +90,36 @@ class PricedInvoice(BaseModel):
     invoice_date: str | None = None
     total_amount: float | None = None
     line_items: list[PricedLineItem] = []
+
+
+class Converted(BaseModel):
+    amount: float | None = None
+    currency: str | None = None
+
+
+class DeepPrice(BaseModel):
+    """A price with its amount in the buyer's currency nested inside it (`--deep`): an object in an object."""
+
+    amount: float | None = None
+    currency: str | None = None
+    converted: Converted | None = None
+
+
+class DeepLineItem(BaseModel):
+    sku: str | None = None
+    description: str | None = None
+    quantity: int | None = None
+    unit_price: DeepPrice | None = None
+
+
+class DeepInvoice(BaseModel):
+    """`demo.Invoice` with each line item's `unit_price` an object holding an object (`--deep`)."""
+
+    invoice_id: str
+    vendor_name: str
+    invoice_date: str | None = None
+    total_amount: float | None = None
+    line_items: list[DeepLineItem] = []
 
 
 class SerialLineItem(BaseModel):
@@ -185,6 +217,7 @@ def cases(
     nested: bool = False,
     serials: bool = False,
     taxes: bool = False,
+    deep: bool = False,
 ) -> list[EvaluationData[Any, Any]]:
     """Seeded invoice pairs; with `odd`, each predicted side is a dict with one line item value that does not
     validate (from `ODD_VALUES`, in a line item chosen by the seed), so the evaluator reads it leniently; with
@@ -192,7 +225,8 @@ def cases(
     `USD`, or `EUR` for one line in seven of the prediction); with `serials`, `SerialInvoice` dicts (one to
     three serial numbers a line, the prediction missing the last of them in one line in five); with `taxes`,
     `TaxedInvoice` dicts (one or two taxes a line, the prediction missing the second in one line in five and
-    with another rate in one in seven)."""
+    with another rate in one in seven); with `deep`, `DeepInvoice` dicts (`nested`'s prices, each also
+    holding its amount converted to EUR, the prediction's conversion off by a cent in one line in five)."""
     out = []
     for index, pair in enumerate(synthetic_invoice_pairs(count, line_items=items, seed=seed)):
         expected: Any = pair["expected"]
@@ -220,17 +254,21 @@ def cases(
                     line["taxes"] = [{"kind": k, "rate": r, "amount": round(base * r, 2)} for k, r in rates]
                     if side is actual and len(rates) > 1 and key % 5 == 0:
                         line["taxes"].pop()
-        if nested:
+        if nested or deep:
             expected, actual = expected.model_dump(mode="json"), actual.model_dump(mode="json")
             for side in (expected, actual):
                 for number, line in enumerate(side["line_items"]):
                     money = "EUR" if side is actual and (number + index) % 7 == 3 else "USD"
-                    line["unit_price"] = {"amount": line["unit_price"], "currency": money}
+                    amount = line["unit_price"]
+                    line["unit_price"] = {"amount": amount, "currency": money}
+                    if deep and amount is not None:
+                        cent = 0.01 if side is actual and (number + index) % 5 == 1 else 0.0
+                        line["unit_price"]["converted"] = {"amount": round(amount * 0.92 + cent, 2), "currency": "EUR"}
         if odd and (actual["line_items"] if isinstance(actual, dict) else actual.line_items):
             actual = actual if isinstance(actual, dict) else actual.model_dump(mode="json")
             key, value = ODD_VALUES[index % len(ODD_VALUES)]
             line = actual["line_items"][(seed * 7 + index * 13) % len(actual["line_items"])]
-            if nested and key == "unit_price":
+            if (nested or deep) and key == "unit_price":
                 line[key]["amount"] = value
             else:
                 line[key] = value
@@ -296,6 +334,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "each matched pair compared by the engine",
     )
     parser.add_argument(
+        "--deep",
+        action="store_true",
+        help="line items hold their price as an object holding its converted amount as an object (DeepInvoice): "
+        "pairs from vectorised similarities, each matched pair compared by the engine",
+    )
+    parser.add_argument(
         "--serials",
         action="store_true",
         help="line items hold a list of serial numbers (SerialInvoice): pairs from vectorised similarities, "
@@ -321,12 +365,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="wall time (default) or this process's CPU time, which a busy shared machine skews less",
     )
     args = parser.parse_args(argv)
-    if args.nested + args.serials + args.taxes > 1:
-        parser.error("--nested, --serials and --taxes are three schemas; choose one")
-    model = PricedInvoice if args.nested else SerialInvoice if args.serials else TaxedInvoice if args.taxes else Invoice
+    if args.nested + args.deep + args.serials + args.taxes > 1:
+        parser.error("--nested, --deep, --serials and --taxes are four schemas; choose one")
+    models = {"nested": PricedInvoice, "deep": DeepInvoice, "serials": SerialInvoice, "taxes": TaxedInvoice}
+    model = next((cls for flag, cls in models.items() if getattr(args, flag)), Invoice)
     named = approaches(args.skip, model)
     print(
-        f"list matching{', prices nested' if args.nested else ''}{', serial numbers' if args.serials else ''}"
+        f"list matching{', prices nested' if args.nested else ''}{', prices nested twice' if args.deep else ''}"
+        f"{', serial numbers' if args.serials else ''}"
         f"{', taxes' if args.taxes else ''}"
         f"{', one odd value a document' if args.odd else ''}: "
         f"median ms per document ({args.clock} clock) over {args.runs} runs "
@@ -345,7 +391,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     for length in args.lengths:
         count = max(3, min(args.docs, args.budget // max(length, 1)))
         docs = cases(
-            count, length, args.seed + length, odd=args.odd, nested=args.nested, serials=args.serials, taxes=args.taxes
+            count,
+            length,
+            args.seed + length,
+            odd=args.odd,
+            nested=args.nested,
+            serials=args.serials,
+            taxes=args.taxes,
+            deep=args.deep,
         )
         checked += check_identical(named, docs, odd=args.odd)
         figures: dict[str, list[float]] = {name: [] for name in named}

@@ -9,15 +9,17 @@ score, per-field counts and non-match fields off the same matrices. The assignme
 engine's own solver (`assignment.assign`).
 
 A field with a comparator that has no vectorised equivalent, or a nested object or list, makes
-the element class unsupported (`plan_for` says why). If its nested objects are flat and its
-lists hold plain values or flat objects, the list is still paired from vectorised similarities
-(`pairing_plan_for`, `pairing_similarity`, `innerlists`) and each matched pair compared by the
-engine; otherwise the caller runs the engine's path for that list. `tests/engine/test_fastmatch.py`
+the element class unsupported (`plan_for` says why). If its nested objects hold plain values or
+nested objects of their own (at any depth, `NestedPlan`) and its lists hold plain values or flat
+objects, the list is still paired from vectorised similarities (`pairing_plan_for`,
+`pairing_similarity`, `innerlists`) and each matched pair compared by the engine; otherwise the
+caller runs the engine's path for that list. `tests/engine/test_fastmatch.py`
 and `tests/engine/test_listmatch.py` hold the differential tests against the stock engine.
 """
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,11 +34,13 @@ __all__ = [
     "ElementColumns",
     "ElementPlan",
     "FieldRule",
+    "NestedPlan",
     "NestedRule",
     "ObjectsRule",
     "PairingPlan",
     "ValuesRule",
     "class_cached",
+    "object_plan_for",
     "pairing_plan_for",
     "pairing_similarity",
     "plan_for",
@@ -164,15 +168,29 @@ def _weight_reason(name: str, weight: Any, threshold: Any) -> str | None:
 
 @dataclass(frozen=True)
 class NestedRule:
-    """An element field holding one nested object whose own fields all vectorise (`plan`).
+    """A field holding one object of class `cls`, which has a plan (`object_plan_for`), at any depth.
 
     For pairing, stickler scores such a field by the nested objects' `compare_with` overall score
-    (`StructuredModel.compare_field_raw`), which `ElementColumns.pair_scores` computes for every pair.
+    (`StructuredModel.compare_field_raw`), which `_object_scores` computes for every pair. Inside
+    a nested object's own `compare_with`, the field scores the nested pair's `compare`, kept when
+    it reaches `threshold`, else 0.0 (or kept anyway when `clip` is off), as
+    `FieldComparator.compare_structured_field` scores it. The class's plan is looked up when the
+    field is scored, so a nested class whose `match_threshold` changed is read with its new plan.
     """
 
     name: str
     weight: float
-    plan: ElementPlan
+    cls: type
+    threshold: float
+    clip: bool
+
+
+@dataclass(frozen=True)
+class NestedPlan:
+    """An object class whose fields are plain values (`FieldRule`) and nested objects (`NestedRule`), at least one
+    of them nested (a class of plain values only has an `ElementPlan`)."""
+
+    fields: tuple[FieldRule | NestedRule, ...]
 
 
 @dataclass(frozen=True)
@@ -259,15 +277,78 @@ def _pairing(cls: type) -> PairingPlan | str:
                 return rule
             rules.append(rule)
             continue
-        inner = _flat_plan(f"field {name!r} is a nested object", _nested_class(info.annotation))
-        if isinstance(inner, str):
-            return inner
-        config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
-        reason = _weight_reason(name, config.weight, 0.0)
-        if reason:
-            return reason
-        rules.append(NestedRule(name, config.weight, inner))
+        nested = _nested_rule(cls, name, "is a nested object")
+        if isinstance(nested, str):
+            return nested
+        rules.append(nested)
     return PairingPlan(tuple(rules), engine)
+
+
+#: object class -> its plan as a nested object, or the reason it has none, as `_PLANS`.
+_OBJECTS: weakref.WeakKeyDictionary[type, tuple[Any, ElementPlan | NestedPlan | str]] = weakref.WeakKeyDictionary()
+#: The classes whose object plans this thread is making: a class met again inside itself is not planned.
+_MAKING = threading.local()
+
+
+def object_plan_for(cls: type) -> ElementPlan | NestedPlan | str:
+    """How every pair of `cls` objects is scored when they sit in a nested field, or why the engine scores them.
+
+    Args:
+        cls: The nested object's `StructuredModel` class.
+
+    Returns:
+        `plan_for(cls)` when it accepts the class; else a `NestedPlan` when every field is a plain value
+        `plan_for` accepts or a nested object (`Model` or `Optional[Model]`) with a plan of its own, each
+        with a positive weight; else the reason, such as `"field 'tags' is a list"` or `"field 'next' is a nested
+        object that nests its own class"`. Worked out once per class (again if its `match_threshold` changes).
+    """
+    making: set[type] = _MAKING.__dict__.setdefault("classes", set())
+    if cls in making:
+        return "that nests its own class"
+    making.add(cls)
+    try:
+        return class_cached(_OBJECTS, cls, _object_plan)
+    finally:
+        making.discard(cls)
+
+
+def _object_plan(cls: type) -> ElementPlan | NestedPlan | str:
+    from stickler.structured_object_evaluator.models.configuration_helper import ConfigurationHelper
+    from stickler.structured_object_evaluator.models.structured_model import _annotation_is_list
+
+    flat = plan_for(cls)
+    if isinstance(flat, ElementPlan):
+        return flat if flat.fields else "with no fields"
+    rules: list[FieldRule | NestedRule] = []
+    for name in _field_names(cls):
+        info = cls.model_fields[name]  # type: ignore[attr-defined]
+        if _annotation_is_list(info.annotation):
+            return f"field {name!r} is a list"
+        rule: FieldRule | NestedRule | str
+        if not ConfigurationHelper.is_structured_field_type(info):
+            rule = _scalar_rule(cls, name)
+        else:
+            rule = _nested_rule(cls, name, "is a nested object")
+        if isinstance(rule, str):
+            return rule
+        rules.append(rule)
+    return NestedPlan(tuple(rules))
+
+
+def _nested_rule(cls: type, name: str, what: str) -> NestedRule | str:
+    """The rule of `cls`'s nested object field `name`, or why it has none (`"field 'x' is a nested object whose
+    field 'tags' is a list"`, `what` saying what the field is)."""
+    nested = _nested_class(cls.model_fields[name].annotation)  # type: ignore[attr-defined]
+    if not isinstance(nested, type):
+        return f"field {name!r} {what} of another kind"
+    inner = object_plan_for(nested)
+    if isinstance(inner, str):  # ("field 'tags' is a list", "with no fields", "that nests its own class")
+        return f"field {name!r} {what} {'whose ' if inner.startswith('field') else ''}{inner}"
+    config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
+    reason = _weight_reason(name, config.weight, config.threshold)
+    if reason:
+        return reason
+    return NestedRule(name, config.weight, nested, config.threshold, bool(config.clip_under_threshold))
 
 
 def _flat_plan(what: str, cls: Any) -> ElementPlan | str:
@@ -348,26 +429,98 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
             absent_pred += columns.absent_pred
             weights.append(rule.weight)
             continue
-        gt = [getattr(item, rule.name) for item in gt_list]
-        pred = [getattr(item, rule.name) for item in pred_list]
-        if not _planned(rule.plan, {type(v) for v in (*gt, *pred) if v is not None}):
+        nested = _nested_scores(rule, gt_list, pred_list)
+        if nested is None:
             return None
-        gt_absent = np.array([v is None for v in gt], dtype=bool)
-        pred_absent = np.array([v is None for v in pred], dtype=bool)
-        full = np.zeros(shape)
-        rows, cols = np.flatnonzero(~gt_absent), np.flatnonzero(~pred_absent)
-        if rows.size and cols.size:
-            nested = ElementColumns(rule.plan, [gt[i] for i in rows], [pred[j] for j in cols])
-            if not nested.supported:
+        raws.append(nested[1])
+        absent_gt.append(nested[2])
+        absent_pred.append(nested[3])
+        weights.append(rule.weight)
+    return _weighted_mean(shape, weights, raws, absent_gt, absent_pred)
+
+
+def _nested_scores(
+    rule: NestedRule, gt_list: Sequence[Any], pred_list: Sequence[Any]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """`(compare, compare_with overall score, gt absent, pred absent)` of the nested objects in field `rule.name` of
+    every pair of `gt_list` and `pred_list` objects; the scores are 0.0 where a side holds none (None). None when a
+    value is not an object of the field's class (text, a dict or another class set without validation) or the class
+    has no plan now."""
+    gt = [getattr(item, rule.name) for item in gt_list]
+    pred = [getattr(item, rule.name) for item in pred_list]
+    plan = object_plan_for(rule.cls)
+    if isinstance(plan, str) or not all(v is None or type(v) is rule.cls for v in (*gt, *pred)):
+        return None
+    gt_absent = np.array([v is None for v in gt], dtype=bool)
+    pred_absent = np.array([v is None for v in pred], dtype=bool)
+    compared, overall = np.zeros((len(gt), len(pred))), np.zeros((len(gt), len(pred)))
+    rows, cols = np.flatnonzero(~gt_absent), np.flatnonzero(~pred_absent)
+    if rows.size and cols.size:
+        found = _object_scores(plan, [gt[i] for i in rows], [pred[j] for j in cols])
+        if found is None:
+            return None
+        compared[np.ix_(rows, cols)], overall[np.ix_(rows, cols)] = found
+    return compared, overall, gt_absent, pred_absent
+
+
+def _object_scores(
+    plan: ElementPlan | NestedPlan, gt: Sequence[Any], pred: Sequence[Any]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """`(a.compare(b), a.compare_with(b)["overall_score"])` for every pair of objects, or None when a value is not
+    what the plan reads.
+
+    `compare` is the weighted mean of raw field scores (`_weighted_mean`: a field blank on both sides left
+    out); a nested field's raw score is the nested pair's `compare_with` score. `compare_with`'s score is the
+    weighted mean over every field of its thresholded score (`ElementColumns.pair_scores`: blank on both sides
+    1.0, on one 0.0); a nested field's is the nested pair's `compare`, thresholded (`NestedRule`). Both add the
+    fields in the engine's order, so every entry is the engine's double.
+    """
+    a, b = len(gt), len(pred)
+    if isinstance(plan, ElementPlan):
+        columns = ElementColumns(plan, gt, pred)
+        if not columns.supported:
+            return None
+        return columns.similarity(), columns.pair_scores(np.repeat(np.arange(a), b), np.tile(np.arange(b), a)).reshape(
+            a, b
+        )
+    weights: list[float] = []
+    raws: list[np.ndarray] = []
+    kept: list[np.ndarray] = []
+    absent_gt: list[np.ndarray] = []
+    absent_pred: list[np.ndarray] = []
+    for rule in plan.fields:
+        if isinstance(rule, FieldRule):
+            columns = ElementColumns(ElementPlan((rule,)), gt, pred)
+            if not columns.supported:
                 return None
-            a, b = rows.size, cols.size
-            grid = nested.pair_scores(np.repeat(np.arange(a), b), np.tile(np.arange(b), a)).reshape(a, b)
-            full[np.ix_(rows, cols)] = grid
-        raws.append(full)
+            raw, scored, gt_absent, pred_absent = (
+                columns.raw[0],
+                columns.raw[0],
+                columns.absent_gt[0],
+                columns.absent_pred[0],
+            )
+        else:
+            nested = _nested_scores(rule, gt, pred)
+            if nested is None:
+                return None
+            scored, raw, gt_absent, pred_absent = nested
+        kept.append(np.where(scored >= rule.threshold, scored, 0.0 if rule.clip else scored))
+        raws.append(raw)
         absent_gt.append(gt_absent)
         absent_pred.append(pred_absent)
         weights.append(rule.weight)
-    return _weighted_mean(shape, weights, raws, absent_gt, absent_pred)
+    total: np.ndarray = np.zeros((a, b))  # a plain array: see `_weighted_mean`
+    weight = 0.0
+    for field_weight, score, gt_absent, pred_absent in zip(weights, kept, absent_gt, absent_pred, strict=True):
+        applied = np.where(
+            np.logical_and.outer(gt_absent, pred_absent),
+            1.0,
+            np.where(np.logical_or.outer(gt_absent, pred_absent), 0.0, score),
+        )
+        total = total + applied * field_weight
+        weight += field_weight
+    overall = total / weight if weight > 0 else np.zeros((a, b))
+    return _weighted_mean((a, b), weights, raws, absent_gt, absent_pred), overall
 
 
 def _inner_lists(

@@ -387,6 +387,139 @@ class TestPairedLists:
         assert raw["overall_score"] == 1.0
 
 
+# -- elements holding nested objects that hold nested objects: paired, at any depth ---------------------
+
+
+class Point(StructuredModel):
+    match_threshold = 0.8  # the threshold of `x`, declared without ComparableField
+
+    x: float | None = None
+    label: str | None = ComparableField(comparator=LevenshteinComparator(), threshold=0.75)
+
+
+class Size(StructuredModel):
+    width: float | None = ComparableField(comparator=NumericComparator(relative_tolerance=0.01), threshold=1.0)
+    unit: str | None = ComparableField(comparator=ExactComparator(case_sensitive=False), threshold=1.0)
+    origin: Point | None = ComparableField(default=None, threshold=0.75, clip_under_threshold=True, weight=0.5)
+
+
+class Part(StructuredModel):
+    name: str | None = ComparableField(comparator=LevenshteinComparator(), threshold=0.7, clip_under_threshold=False)
+    size: Size | None = ComparableField(default=None, weight=1.5, threshold=0.6, clip_under_threshold=False)
+    box: Size = ComparableField(threshold=0.9, clip_under_threshold=True)  # required: every part has one
+
+
+class Line(StructuredModel):
+    sku: str | None = ComparableField(comparator=ExactComparator(), threshold=1.0, weight=2.0)
+    part: Part | None = ComparableField(default=None)
+
+
+class Shipment(StructuredModel):
+    lines: list[Line] = ComparableField(default=[])
+
+
+POINT = st.one_of(
+    st.none(),
+    st.fixed_dictionaries(
+        {"x": st.sampled_from([None, 0.0, 1.0, 1.5]), "label": st.sampled_from([None, "", "abcd", "abce", "wxyz"])}
+    ),
+)
+SIZE_OBJECT = st.fixed_dictionaries(
+    {
+        "width": st.sampled_from([None, 1.0, 1.005, 1.02, 10.0]),
+        "unit": st.sampled_from([None, "", "cm", "CM", "in"]),
+        "origin": POINT,
+    }
+)
+PART_OBJECT = st.fixed_dictionaries({"name": TEXT, "size": st.one_of(st.none(), SIZE_OBJECT), "box": SIZE_OBJECT})
+LINE = {"sku": st.sampled_from([None, "", "A1", "B2", "C3"]), "part": st.one_of(st.none(), PART_OBJECT)}
+
+
+def assert_deep_pairs_as_the_engine(gt: Any, pred: Any) -> None:
+    """Stock `compare_with`'s result both ways, `lines` paired, and the pair similarities `compare`'s, bit for bit."""
+    want = stock(gt, pred)
+    for vectorised in (True, False):
+        got, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
+        assert_identical(want, got)
+        if vectorised and gt.lines and pred.lines:
+            assert paths["lines"] == {"engine" if len(gt.lines) == len(pred.lines) == 1 else "paired"}
+    if gt.lines and pred.lines:
+        plan = pairing_plan_for(Line)
+        assert isinstance(plan, PairingPlan)
+        got_matrix = pairing_similarity(plan, gt.lines, pred.lines)
+        want_matrix = np.array([[a.compare(b) for b in pred.lines] for a in gt.lines])
+        assert got_matrix is not None and got_matrix.tobytes() == want_matrix.tobytes()
+
+
+class TestDeeplyNestedObjects:
+    """Elements whose nested objects hold nested objects (three levels): pairing reads vectorised similarities."""
+
+    @SETTINGS
+    @given(data=st.data(), threshold=st.sampled_from([None, 0.5, 1.0]))
+    def test_identical_to_the_engine(self, data, threshold):
+        lines = data.draw(st.lists(st.fixed_dictionaries(LINE), max_size=7))
+        predicted = prediction_list(data, lines, LINE)
+        with element_threshold(Point, threshold):
+            gt = Shipment.from_json({"lines": lines})
+            pred = Shipment.from_json({"lines": predicted})
+            assert_deep_pairs_as_the_engine(gt, pred)
+
+    def test_the_plan_reaches_every_level(self):
+        plan = pairing_plan_for(Line)
+        assert isinstance(plan, PairingPlan) and plan.engine == "field 'part' is a nested object"
+        part = plan.fields[1]
+        assert isinstance(part, fastmatch.NestedRule) and part.cls is Part
+        part_plan = fastmatch.object_plan_for(Part)
+        assert isinstance(part_plan, fastmatch.NestedPlan)
+        size = part_plan.fields[1]
+        assert (size.name, size.cls, size.threshold, size.clip) == ("size", Size, 0.6, False)
+        origin = fastmatch.object_plan_for(Size).fields[2]
+        assert (origin.name, origin.cls, origin.threshold, origin.clip) == ("origin", Point, 0.75, True)
+        assert isinstance(fastmatch.object_plan_for(Point), fastmatch.ElementPlan)
+
+    def test_a_long_list_is_not_paired_by_the_engine(self, monkeypatch):
+        lines = [
+            {
+                "sku": f"S{i}",
+                "part": {"name": f"part {i}", "size": {"width": float(i), "origin": {"x": 1.0}}, "box": {}},
+            }
+            for i in range(40)
+        ]
+        gt, pred = Shipment.from_json({"lines": lines}), Shipment.from_json({"lines": lines[::-1]})
+        calls = TestMatchOnce().counting(monkeypatch)
+        raw, paths = compare(gt, pred, document_non_matches=True)
+        assert calls == [] and paths == {"lines": {"paired"}}
+        assert raw["overall_score"] == 1.0
+
+    def test_an_inner_class_whose_threshold_changed_is_planned_again(self):
+        lines = [{"sku": "A1", "part": {"size": {"origin": {"x": 1.0, "label": "abcd"}}, "box": {}}}, {"sku": "B2"}]
+        gt = Shipment.from_json({"lines": lines})
+        pred = Shipment.from_json(
+            {"lines": [lines[1], {**lines[0], "part": {"size": {"origin": {"x": 1.5}}, "box": {}}}]}
+        )
+        assert_deep_pairs_as_the_engine(gt, pred)  # planned with Point's threshold as it is
+        with element_threshold(Point, 0.3):
+            assert_deep_pairs_as_the_engine(gt, pred)
+
+    def test_a_class_nesting_itself_pairs_by_the_engine(self):
+        class Node(StructuredModel):
+            name: str | None = ComparableField(comparator=ExactComparator(), threshold=1.0)
+            child: Node | None = ComparableField(default=None)
+
+        class Tree(StructuredModel):
+            nodes: list[Node] = ComparableField(default=[])
+
+        Node.model_rebuild()
+        assert pairing_plan_for(Node) == (
+            "field 'child' is a nested object whose field 'child' is a nested object that nests its own class"
+        )
+        nodes = [{"name": "a", "child": {"name": "b"}}, {"name": "c"}]
+        gt, pred = Tree.from_json({"nodes": nodes}), Tree.from_json({"nodes": nodes[::-1]})
+        got, paths = compare(gt, pred, document_non_matches=True)
+        assert_identical(stock(gt, pred), got)
+        assert paths["nodes"] == {"engine"}
+
+
 # -- elements holding lists: each matched pair compared once, extra keys counted as the engine does ------
 
 
