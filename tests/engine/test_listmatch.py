@@ -259,22 +259,24 @@ def element_threshold(cls: type, threshold: float | None) -> Iterator[None]:
         cls.match_threshold = before  # type: ignore[attr-defined]
 
 
-def assert_paired_as_the_engine(gt: Any, pred: Any) -> None:
-    """`compare` gives stock `compare_with`'s result both ways, and pairs `items` when both sides hold some."""
+def assert_paired_as_the_engine(gt: Any, pred: Any, field: str = "items") -> None:
+    """`compare` gives stock `compare_with`'s result both ways, and pairs `field` when both sides hold some."""
     want = stock(gt, pred)
     for vectorised in (True, False):
         got, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
         assert_identical(want, got)
-        if vectorised and gt.items and pred.items:
-            assert paths["items"] == {"engine" if len(gt.items) == len(pred.items) == 1 else "paired"}
+        gt_list, pred_list = getattr(gt, field), getattr(pred, field)
+        if vectorised and gt_list and pred_list:
+            assert paths[field] == {"engine" if len(gt_list) == len(pred_list) == 1 else "paired"}
 
 
-def assert_paired_similarities(gt: Any, pred: Any) -> None:
-    """`pairing_similarity` of the two `items` lists is `compare` for every pair, bit for bit."""
-    plan = pairing_plan_for(type(gt.items[0]))
+def assert_paired_similarities(gt: Any, pred: Any, field: str = "items") -> None:
+    """`pairing_similarity` of the two `field` lists is `compare` for every pair, bit for bit."""
+    gt_list, pred_list = getattr(gt, field), getattr(pred, field)
+    plan = pairing_plan_for(type(gt_list[0]))
     assert isinstance(plan, PairingPlan)
-    got = pairing_similarity(plan, gt.items, pred.items)
-    want = np.array([[a.compare(b) for b in pred.items] for a in gt.items])
+    got = pairing_similarity(plan, gt_list, pred_list)
+    want = np.array([[a.compare(b) for b in pred_list] for a in gt_list])
     assert got is not None and got.tobytes() == want.tobytes()
 
 
@@ -437,18 +439,9 @@ LINE = {"sku": st.sampled_from([None, "", "A1", "B2", "C3"]), "part": st.one_of(
 
 def assert_deep_pairs_as_the_engine(gt: Any, pred: Any) -> None:
     """Stock `compare_with`'s result both ways, `lines` paired, and the pair similarities `compare`'s, bit for bit."""
-    want = stock(gt, pred)
-    for vectorised in (True, False):
-        got, paths = compare(gt, pred, vectorised=vectorised, document_non_matches=True)
-        assert_identical(want, got)
-        if vectorised and gt.lines and pred.lines:
-            assert paths["lines"] == {"engine" if len(gt.lines) == len(pred.lines) == 1 else "paired"}
+    assert_paired_as_the_engine(gt, pred, "lines")
     if gt.lines and pred.lines:
-        plan = pairing_plan_for(Line)
-        assert isinstance(plan, PairingPlan)
-        got_matrix = pairing_similarity(plan, gt.lines, pred.lines)
-        want_matrix = np.array([[a.compare(b) for b in pred.lines] for a in gt.lines])
-        assert got_matrix is not None and got_matrix.tobytes() == want_matrix.tobytes()
+        assert_paired_similarities(gt, pred, "lines")
 
 
 class TestDeeplyNestedObjects:
