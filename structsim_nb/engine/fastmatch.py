@@ -9,9 +9,9 @@ score, per-field counts and non-match fields off the same matrices. The assignme
 engine's own solver (`assignment.assign`).
 
 A field with a comparator that has no vectorised equivalent, or a nested object or list, makes
-the element class unsupported (`plan_for` says why). If its nested objects hold plain values or
-nested objects of their own (at any depth, `NestedPlan`) and its lists hold plain values or flat
-objects, the list is still paired from vectorised similarities (`pairing_plan_for`,
+the element class unsupported (`plan_for` says why). If its nested objects, and the objects in its
+lists, hold plain values or nested objects of their own (at any depth, `NestedPlan`), and its other
+lists hold plain values, the list is still paired from vectorised similarities (`pairing_plan_for`,
 `pairing_similarity`, `innerlists`) and each matched pair compared by the engine; otherwise the
 caller runs the engine's path for that list. `tests/engine/test_fastmatch.py`
 and `tests/engine/test_listmatch.py` hold the differential tests against the stock engine.
@@ -208,24 +208,25 @@ class ValuesRule:
 
 @dataclass(frozen=True)
 class ObjectsRule:
-    """An element field holding a list of objects whose own fields all vectorise (`plan`).
+    """An element field holding a list of objects of class `cls`, which has a plan (`object_plan_for`).
 
     For pairing, stickler scores such a field by matching the two lists of objects and averaging the
     matched pairs' `compare_with` scores (`compare_field_raw`), which `innerlists.objects_similarity`
-    computes for every pair.
+    computes for every pair. The class's plan is looked up when the field is scored, as `NestedRule`'s.
     """
 
     name: str
     weight: float
-    plan: ElementPlan
+    cls: type
 
 
 @dataclass(frozen=True)
 class PairingPlan:
     """An element class whose pair similarities vectorise though its per-pair work does not.
 
-    Its fields are plain values (`FieldRule`), nested objects of plain values (`NestedRule`), lists
-    of plain values (`ValuesRule`) and lists of objects of plain values (`ObjectsRule`): the matrix
+    Its fields are plain values (`FieldRule`), nested objects (`NestedRule`), lists of plain values
+    (`ValuesRule`) and lists of objects (`ObjectsRule`), where every object holds plain values and
+    nested objects of the same kind, at any depth (`object_plan_for`): the matrix
     the assignment reads is built in one pass (`pairing_similarity`), and each matched pair is then
     compared by the engine (`engine` says why: the reason `plan_for` gave).
     """
@@ -339,11 +340,10 @@ def _nested_rule(cls: type, name: str, what: str) -> NestedRule | str:
     """The rule of `cls`'s nested object field `name`, or why it has none (`"field 'x' is a nested object whose
     field 'tags' is a list"`, `what` saying what the field is)."""
     nested = _nested_class(cls.model_fields[name].annotation)  # type: ignore[attr-defined]
-    if not isinstance(nested, type):
-        return f"field {name!r} {what} of another kind"
-    inner = object_plan_for(nested)
-    if isinstance(inner, str):  # ("field 'tags' is a list", "with no fields", "that nests its own class")
-        return f"field {name!r} {what} {'whose ' if inner.startswith('field') else ''}{inner}"
+    reason = _unplanned(name, what, nested)
+    if reason:
+        return reason
+    assert isinstance(nested, type)  # (`_unplanned` said so)
     config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
     reason = _weight_reason(name, config.weight, config.threshold)
     if reason:
@@ -351,30 +351,31 @@ def _nested_rule(cls: type, name: str, what: str) -> NestedRule | str:
     return NestedRule(name, config.weight, nested, config.threshold, bool(config.clip_under_threshold))
 
 
-def _flat_plan(what: str, cls: Any) -> ElementPlan | str:
-    """The plan of the class `what` (`"field 'x' is a nested object"`) holds, when `plan_for` accepts it and it has
-    fields; else why not, in `what`'s words."""
+def _unplanned(name: str, what: str, cls: Any) -> str | None:
+    """Why the objects of class `cls` that field `name` holds (`what`: "is a nested object") have no plan, in the
+    field's words (`"field 'x' is a nested object whose field 'tags' is a list"`); None when they have one."""
     if not isinstance(cls, type):
-        return f"{what} of another kind"
-    inner = plan_for(cls)
-    if not isinstance(inner, ElementPlan):
-        return f"{what} whose {inner}"
-    return inner if inner.fields else f"{what} with no fields"
+        return f"field {name!r} {what} of another kind"
+    inner = object_plan_for(cls)
+    if isinstance(inner, str):  # ("field 'tags' is a list", "with no fields", "that nests its own class")
+        return f"field {name!r} {what} {'whose ' if inner.startswith('field') else ''}{inner}"
+    return None
 
 
 def _list_rule(cls: type, name: str, info: Any) -> ValuesRule | ObjectsRule | str:
     """The rule for a list field holding plain values compared by a vectorised comparator, or objects of a class
-    `plan_for` accepts; else why not."""
+    with a plan (`object_plan_for`); else why not."""
     from stickler.structured_object_evaluator.models.configuration_helper import ConfigurationHelper
 
     config = cls._get_comparison_info(name)  # type: ignore[attr-defined]
     if ConfigurationHelper.is_structured_field_type(info):
         listed = ConfigurationHelper._is_list_structured_model(info.annotation)
         item = ConfigurationHelper._extract_structured_class_from_list(info.annotation) if listed else None
-        inner = _flat_plan(f"field {name!r} is a list of objects", item)
-        if isinstance(inner, str):
-            return inner
-        return _weight_reason(name, config.weight, 0.0) or ObjectsRule(name, config.weight, inner)
+        reason = _unplanned(name, "is a list of objects", item)
+        if reason:
+            return reason
+        assert isinstance(item, type)  # (`_unplanned` said so)
+        return _weight_reason(name, config.weight, 0.0) or ObjectsRule(name, config.weight, item)
     reason = _comparator_reason(name, config.comparator, "is a list compared by")
     return reason or _weight_reason(name, config.weight, 0.0) or ValuesRule(name, config.comparator, config.weight)
 
@@ -536,26 +537,17 @@ def _inner_lists(
         if not all(type(x) in SCALARS for v in lists for x in v or ()):
             return None
         return values_similarity(rule.comparator, rule.name, gt_items, gt_lists, pred_lists)
-    if not _planned(rule.plan, {type(x) for v in lists for x in v or ()}):
+    plan = object_plan_for(rule.cls)
+    if isinstance(plan, str) or not all(type(x) is rule.cls for v in lists for x in v or ()):
         return None
     flat_gt = [x for v in gt_lists for x in v]
     flat_pred = [x for v in pred_lists for x in v]
     if not flat_gt or not flat_pred:
         return np.zeros((len(gt_lists), len(pred_lists)))
-    columns = ElementColumns(rule.plan, flat_gt, flat_pred)
-    if not columns.supported:
+    found = _object_scores(plan, flat_gt, flat_pred)
+    if found is None:
         return None
-    a, b = len(flat_gt), len(flat_pred)
-    scores = columns.pair_scores(np.repeat(np.arange(a), b), np.tile(np.arange(b), a)).reshape(a, b)
-    return objects_similarity(columns.similarity(), scores, rule.name, gt_items, gt_lists, pred_lists)
-
-
-def _planned(plan: ElementPlan, kinds: set[type]) -> bool:
-    """Whether objects of these classes are read by `plan`: at most one class, the one planned, with the plan it has
-    now (its `match_threshold` may have changed since the pairing was planned); not text, a null or another object
-    set there. (Equal, not the same object: two threads planning a class at once may each make its plan.)"""
-    kind = next(iter(kinds), None)
-    return len(kinds) <= 1 and (kind is None or (kind in _PLANS and plan_for(kind) == plan))
+    return objects_similarity(found[0], found[1], rule.name, gt_items, gt_lists, pred_lists)
 
 
 def _weighted_mean(

@@ -437,6 +437,18 @@ PART_OBJECT = st.fixed_dictionaries({"name": TEXT, "size": st.one_of(st.none(), 
 LINE = {"sku": st.sampled_from([None, "", "A1", "B2", "C3"]), "part": st.one_of(st.none(), PART_OBJECT)}
 
 
+class Pallet(StructuredModel):
+    ref: str | None = ComparableField(comparator=ExactComparator(), threshold=1.0)
+    parts: list[Part] = ComparableField(default=[])  # a list of objects that hold nested objects
+
+
+class Depot(StructuredModel):
+    pallets: list[Pallet] = ComparableField(default=[])
+
+
+PALLET = {"ref": st.sampled_from([None, "P1", "P2"]), "parts": st.lists(PART_OBJECT, max_size=3)}
+
+
 def assert_deep_pairs_as_the_engine(gt: Any, pred: Any) -> None:
     """Stock `compare_with`'s result both ways, `lines` paired, and the pair similarities `compare`'s, bit for bit."""
     assert_paired_as_the_engine(gt, pred, "lines")
@@ -456,6 +468,16 @@ class TestDeeplyNestedObjects:
             gt = Shipment.from_json({"lines": lines})
             pred = Shipment.from_json({"lines": predicted})
             assert_deep_pairs_as_the_engine(gt, pred)
+
+    @SETTINGS
+    @given(data=st.data())
+    def test_a_list_of_such_objects_inside_the_element_is_paired(self, data):
+        pallets = data.draw(st.lists(st.fixed_dictionaries(PALLET), max_size=5))
+        gt = Depot.from_json({"pallets": pallets})
+        pred = Depot.from_json({"pallets": prediction_list(data, pallets, PALLET)})
+        assert_paired_as_the_engine(gt, pred, "pallets")
+        if gt.pallets and pred.pallets:
+            assert_paired_similarities(gt, pred, "pallets")
 
     def test_the_plan_reaches_every_level(self):
         plan = pairing_plan_for(Line)
