@@ -380,11 +380,12 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         Each `List[Model]` path also carries `matching`: `"vectorised"` when every field of its
         elements has a vectorised equivalent of its comparator (the pair-similarity matrix is
         built in one pass; results are identical to the engine's); `"paired: <reason>"` when the
-        elements also hold nested objects, lists of plain values or lists of objects whose fields
-        all vectorise (the pair similarities the assignment reads are built in one pass, and the
-        engine compares each matched pair, for the reason given); else `"engine: <reason>"` (the
-        engine compares the elements pair by pair; the reason names what stops pairing, such as
-        `"field 'legs' is a list of objects whose field 'stops' is a list"`), or
+        elements also hold nested objects, lists of plain values or lists of objects, whose objects
+        hold plain values, lists of plain values and such objects in turn, at any depth (the pair
+        similarities the assignment reads are built in one pass, and the engine compares each
+        matched pair, for the reason given); else `"engine: <reason>"` (the engine compares the
+        elements pair by pair; the reason names what stops pairing, such as `"field 'legs' is a
+        list of objects whose field 'stops' is a list of objects"`), or
         `"engine: fast_matching=False"`, or `"engine: Item.compare is overridden"` when the model
         or a class it holds defines its own version of a method the engine compares with (the whole
         document is then compared by its own `compare_with`). (A list holding one element on each

@@ -1172,9 +1172,9 @@ class TestFastMatching:
 
     def test_lists_that_cannot_vectorise_say_why(self):
         explained = StructuredOutputSimilarity(Depot).explain()
-        why = "engine: field 'manifests' is a list of objects whose field 'shipments' is a list"
+        why = "engine: field 'manifests' is a list of objects whose field 'shipments' is a list of objects"
         assert explained["holds"]["matching"] == why
-        why = "engine: field 'shipments' is a list of objects whose field 'items' is a list"
+        why = "engine: field 'shipments' is a list of objects whose field 'items' is a list of objects"
         assert explained["holds.manifests"]["matching"] == why
         assert explained["holds.manifests.shipments"]["matching"] == "paired: field 'items' is a list"
         assert explained["holds.manifests.shipments.items"]["matching"] == "vectorised"

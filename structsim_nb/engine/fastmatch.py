@@ -10,10 +10,10 @@ engine's own solver (`assignment.assign`).
 
 A field with a comparator that has no vectorised equivalent, or a nested object or list, makes
 the element class unsupported (`plan_for` says why). If its nested objects, and the objects in its
-lists, hold plain values or nested objects of their own (at any depth, `NestedPlan`), and its other
-lists hold plain values, the list is still paired from vectorised similarities (`pairing_plan_for`,
-`pairing_similarity`, `innerlists`) and each matched pair compared by the engine; otherwise the
-caller runs the engine's path for that list. `tests/engine/test_fastmatch.py`
+lists, hold plain values, lists of plain values and nested objects of the same kind (at any depth,
+`NestedPlan`), and its other lists hold plain values, the list is still paired from vectorised
+similarities (`pairing_plan_for`, `pairing_similarity`, `innerlists`) and each matched pair
+compared by the engine; otherwise the caller runs the engine's path for that list. `tests/engine/test_fastmatch.py`
 and `tests/engine/test_listmatch.py` hold the differential tests against the stock engine.
 """
 
@@ -187,23 +187,28 @@ class NestedRule:
 
 @dataclass(frozen=True)
 class NestedPlan:
-    """An object class whose fields are plain values (`FieldRule`) and nested objects (`NestedRule`), at least one
-    of them nested (a class of plain values only has an `ElementPlan`)."""
+    """An object class whose fields are plain values (`FieldRule`), nested objects (`NestedRule`) and lists of plain
+    values (`ValuesRule`), at least one of them not a plain value (a class of plain values only has an
+    `ElementPlan`)."""
 
-    fields: tuple[FieldRule | NestedRule, ...]
+    fields: tuple[FieldRule | NestedRule | ValuesRule, ...]
 
 
 @dataclass(frozen=True)
 class ValuesRule:
-    """An element field holding a list of plain values whose comparator vectorises.
+    """A field holding a list of plain values whose comparator vectorises, in an element or a nested object.
 
     For pairing, stickler scores such a field by matching the two lists (`compare_field_raw`), which
-    `innerlists.values_similarity` computes for every pair.
+    `innerlists.values_similarity` computes for every pair. Inside a nested object's `compare_with`,
+    it scores the same matching with the field's `threshold` and `clip` applied to each matched pair
+    (`values_similarity(..., threshold=...)`), and does not threshold that score again.
     """
 
     name: str
     comparator: Any
     weight: float
+    threshold: float
+    clip: bool
 
 
 @dataclass(frozen=True)
@@ -247,10 +252,10 @@ def pairing_plan_for(cls: type) -> PairingPlan | str:
 
     Returns:
         A `PairingPlan` when every field is a plain value `plan_for` accepts, a nested object
-        (`Model` or `Optional[Model]`) whose own class `plan_for` accepts, a list of plain values
-        whose comparator vectorises, or a list of objects (`List[Model]`) whose class `plan_for`
-        accepts, each with a positive weight; else the reason, such as `"field 'parcels' is a list
-        of objects whose field 'tags' is a list"`. Worked out once per class (again if its
+        (`Model` or `Optional[Model]`) whose class has a plan (`object_plan_for`), a list of plain
+        values whose comparator vectorises, or a list of objects (`List[Model]`) whose class has a
+        plan, each with a positive weight; else the reason, such as `"field 'parcels' is a list of
+        objects whose field 'tags' is a list of objects"`. Worked out once per class (again if its
         `match_threshold` changes).
     """
     return class_cached(_PAIRINGS, cls, _pairing)
@@ -299,9 +304,10 @@ def object_plan_for(cls: type) -> ElementPlan | NestedPlan | str:
 
     Returns:
         `plan_for(cls)` when it accepts the class; else a `NestedPlan` when every field is a plain value
-        `plan_for` accepts or a nested object (`Model` or `Optional[Model]`) with a plan of its own, each
-        with a positive weight; else the reason, such as `"field 'tags' is a list"` or `"field 'next' is a nested
-        object that nests its own class"`. Worked out once per class (again if its `match_threshold` changes).
+        `plan_for` accepts, a list of plain values whose comparator vectorises, or a nested object (`Model`
+        or `Optional[Model]`) with a plan of its own, each with a positive weight and a numeric threshold;
+        else the reason, such as `"field 'tags' is a list of objects"` or `"field 'next' is a nested object
+        that nests its own class"`. Worked out once per class (again if its `match_threshold` changes).
     """
     making: set[type] = _MAKING.__dict__.setdefault("classes", set())
     if cls in making:
@@ -320,13 +326,20 @@ def _object_plan(cls: type) -> ElementPlan | NestedPlan | str:
     flat = plan_for(cls)
     if isinstance(flat, ElementPlan):
         return flat if flat.fields else "with no fields"
-    rules: list[FieldRule | NestedRule] = []
+    rules: list[FieldRule | NestedRule | ValuesRule] = []
     for name in _field_names(cls):
         info = cls.model_fields[name]  # type: ignore[attr-defined]
+        rule: FieldRule | NestedRule | ValuesRule | ObjectsRule | str
         if _annotation_is_list(info.annotation):
-            return f"field {name!r} is a list"
-        rule: FieldRule | NestedRule | str
-        if not ConfigurationHelper.is_structured_field_type(info):
+            if ConfigurationHelper.is_structured_field_type(info):
+                return f"field {name!r} is a list of objects"
+            values = _list_rule(cls, name, info)
+            assert not isinstance(values, ObjectsRule)  # (a list of plain values)
+            # (its threshold is read here, in `compare_with`)
+            rule = (
+                values if isinstance(values, str) else _weight_reason(name, values.weight, values.threshold) or values
+            )
+        elif not ConfigurationHelper.is_structured_field_type(info):
             rule = _scalar_rule(cls, name)
         else:
             rule = _nested_rule(cls, name, "is a nested object")
@@ -338,7 +351,7 @@ def _object_plan(cls: type) -> ElementPlan | NestedPlan | str:
 
 def _nested_rule(cls: type, name: str, what: str) -> NestedRule | str:
     """The rule of `cls`'s nested object field `name`, or why it has none (`"field 'x' is a nested object whose
-    field 'tags' is a list"`, `what` saying what the field is)."""
+    field 'tags' is a list of objects"`, `what` saying what the field is)."""
     nested = _nested_class(cls.model_fields[name].annotation)  # type: ignore[attr-defined]
     reason = _unplanned(name, what, nested)
     if reason:
@@ -353,11 +366,11 @@ def _nested_rule(cls: type, name: str, what: str) -> NestedRule | str:
 
 def _unplanned(name: str, what: str, cls: Any) -> str | None:
     """Why the objects of class `cls` that field `name` holds (`what`: "is a nested object") have no plan, in the
-    field's words (`"field 'x' is a nested object whose field 'tags' is a list"`); None when they have one."""
+    field's words (`"field 'x' is a nested object whose field 'tags' is a list of objects"`); None if they have."""
     if not isinstance(cls, type):
         return f"field {name!r} {what} of another kind"
     inner = object_plan_for(cls)
-    if isinstance(inner, str):  # ("field 'tags' is a list", "with no fields", "that nests its own class")
+    if isinstance(inner, str):  # ("field 'tags' is a list of objects", "with no fields", "that nests its own class")
         return f"field {name!r} {what} {'whose ' if inner.startswith('field') else ''}{inner}"
     return None
 
@@ -377,7 +390,11 @@ def _list_rule(cls: type, name: str, info: Any) -> ValuesRule | ObjectsRule | st
         assert isinstance(item, type)  # (`_unplanned` said so)
         return _weight_reason(name, config.weight, 0.0) or ObjectsRule(name, config.weight, item)
     reason = _comparator_reason(name, config.comparator, "is a list compared by")
-    return reason or _weight_reason(name, config.weight, 0.0) or ValuesRule(name, config.comparator, config.weight)
+    return (
+        reason
+        or _weight_reason(name, config.weight, 0.0)
+        or ValuesRule(name, config.comparator, config.weight, config.threshold, bool(config.clip_under_threshold))
+    )
 
 
 def _nested_class(annotation: Any) -> type | None:
@@ -490,22 +507,33 @@ def _object_scores(
     absent_gt: list[np.ndarray] = []
     absent_pred: list[np.ndarray] = []
     for rule in plan.fields:
-        if isinstance(rule, FieldRule):
-            columns = ElementColumns(ElementPlan((rule,)), gt, pred)
-            if not columns.supported:
+        if isinstance(rule, ValuesRule):
+            lists = _value_lists([getattr(o, rule.name) for o in gt], [getattr(o, rule.name) for o in pred])
+            if lists is None:
                 return None
-            raw, scored, gt_absent, pred_absent = (
-                columns.raw[0],
-                columns.raw[0],
-                columns.absent_gt[0],
-                columns.absent_pred[0],
+            gt_lists, pred_lists = lists
+            raw = values_similarity(rule.comparator, rule.name, gt, gt_lists, pred_lists)
+            score = values_similarity(
+                rule.comparator, rule.name, gt, gt_lists, pred_lists, threshold=rule.threshold, clip=rule.clip
             )
-        else:
-            nested = _nested_scores(rule, gt, pred)
-            if nested is None:
+            if raw is None or score is None:
                 return None
-            scored, raw, gt_absent, pred_absent = nested
-        kept.append(np.where(scored >= rule.threshold, scored, 0.0 if rule.clip else scored))
+            kept.append(score)  # (the matching applied the threshold; `compare_with` takes a list's score as it is)
+            gt_absent = np.array([not v for v in gt_lists], dtype=bool)
+            pred_absent = np.array([not v for v in pred_lists], dtype=bool)
+        else:
+            if isinstance(rule, FieldRule):
+                columns = ElementColumns(ElementPlan((rule,)), gt, pred)
+                if not columns.supported:
+                    return None
+                raw, scored = columns.raw[0], columns.raw[0]
+                gt_absent, pred_absent = columns.absent_gt[0], columns.absent_pred[0]
+            else:
+                nested = _nested_scores(rule, gt, pred)
+                if nested is None:
+                    return None
+                scored, raw, gt_absent, pred_absent = nested
+            kept.append(np.where(scored >= rule.threshold, scored, 0.0 if rule.clip else scored))
         raws.append(raw)
         absent_gt.append(gt_absent)
         absent_pred.append(pred_absent)
@@ -524,19 +552,28 @@ def _object_scores(
     return _weighted_mean((a, b), weights, raws, absent_gt, absent_pred), overall
 
 
+def _value_lists(gt_values: Sequence[Any], pred_values: Sequence[Any]) -> tuple[list[Any], list[Any]] | None:
+    """Each side's lists of plain values (`[]` for None), or None when a value is not None or a list of them."""
+    lists = (*gt_values, *pred_values)
+    if not all(v is None or type(v) is list for v in lists):
+        return None
+    if not all(type(x) in SCALARS for v in lists for x in v or ()):
+        return None
+    return [v or [] for v in gt_values], [v or [] for v in pred_values]
+
+
 def _inner_lists(
     rule: ValuesRule | ObjectsRule, gt_items: Sequence[Any], gt_values: list[Any], pred_values: list[Any]
 ) -> np.ndarray | None:
     """The list field's `compare_field_raw` for every element pair (`innerlists`), or None when a list holds
     something else than the rule reads (plain values; objects of the planned class) and the engine pairs it."""
+    if isinstance(rule, ValuesRule):
+        value_lists = _value_lists(gt_values, pred_values)
+        return None if value_lists is None else values_similarity(rule.comparator, rule.name, gt_items, *value_lists)
     lists = (*gt_values, *pred_values)
     if not all(v is None or type(v) is list for v in lists):
         return None
     gt_lists, pred_lists = [v or [] for v in gt_values], [v or [] for v in pred_values]
-    if isinstance(rule, ValuesRule):
-        if not all(type(x) in SCALARS for v in lists for x in v or ()):
-            return None
-        return values_similarity(rule.comparator, rule.name, gt_items, gt_lists, pred_lists)
     plan = object_plan_for(rule.cls)
     if isinstance(plan, str) or not all(type(x) is rule.cls for v in lists for x in v or ()):
         return None

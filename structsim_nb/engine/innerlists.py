@@ -34,7 +34,7 @@ import functools
 import itertools
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -61,6 +61,9 @@ def values_similarity(
     gt_items: Sequence[Any],
     gt_values: Sequence[list[Any]],
     pred_values: Sequence[list[Any]],
+    *,
+    threshold: float | None = None,
+    clip: bool = True,
 ) -> np.ndarray | None:
     """`gt_items[i].compare_field_raw(field_name, pred_values[j])` for every pair where both lists hold values.
 
@@ -71,6 +74,11 @@ def values_similarity(
         gt_items: The ground-truth elements (for those pairs).
         gt_values: Each ground-truth element's list, `[]` where it holds none.
         pred_values: Each predicted element's list, `[]` where it holds none.
+        threshold: Default None: every matched pair counts its similarity, as `compare_field_raw`
+            scores the field (what `compare` reads). A number: the field's score in `compare_with`
+            (`compare_unordered_lists` with the field's threshold): a matched pair under `threshold`
+            (within 1e-10 counts as reaching it) counts 0.0, or its similarity when `clip` is False.
+        clip: With `threshold`: whether a matched pair under it counts 0.0. Default True.
 
     Returns:
         A `len(gt_values) x len(pred_values)` array; entries where either list is empty are 0.0 (the
@@ -88,7 +96,27 @@ def values_similarity(
     rule = _sum_rule(numpy_summands=True)
     if rule is None:
         return None
-    return _list_scores(sim, sim, rule, field_name, gt_items, gt_values, pred_values)
+    if threshold is None:
+        return _list_scores(sim, sim, rule, _raw_by_engine(field_name, gt_items, pred_values), gt_values, pred_values)
+    # (a clipped pair adds a Python 0.0 among numpy floats: exact, so it sums as the engine's `sum()` does)
+    kept = (sim >= threshold) | (np.abs(sim - threshold) < _BAR_TOLERANCE)
+    applied = np.where(kept, sim, 0.0 if clip else sim)
+
+    def by_engine(i: int, j: int) -> float:
+        from stickler.structured_object_evaluator.models.comparison_helper import ComparisonHelper
+
+        found = ComparisonHelper.compare_unordered_lists(
+            gt_values[i],
+            pred_values[j],
+            comparator,
+            threshold,
+            clip,
+            model_cls=type(gt_items[i]),
+            field_name=field_name,
+        )
+        return float(found["overall_score"])
+
+    return _list_scores(sim, applied, rule, by_engine, gt_values, pred_values)
 
 
 def objects_similarity(
@@ -123,20 +151,28 @@ def objects_similarity(
     # `unordered_list_metrics`: a matched pair under the bar counts 0.0 (clipping is on for `compare_field_raw`).
     kept = (scores >= _OBJECT_BAR) | (np.abs(scores - _OBJECT_BAR) < _BAR_TOLERANCE)
     applied = np.where(kept, scores, 0.0)
-    return _list_scores(similarity, applied, rule, field_name, gt_items, gt_values, pred_values)
+    return _list_scores(
+        similarity, applied, rule, _raw_by_engine(field_name, gt_items, pred_values), gt_values, pred_values
+    )
+
+
+def _raw_by_engine(
+    field_name: str, gt_items: Sequence[Any], pred_values: Sequence[list[Any]]
+) -> Callable[[int, int], float]:
+    """The engine's `compare_field_raw` of element pair `(i, j)`'s lists."""
+    return lambda i, j: gt_items[i].compare_field_raw(field_name, pred_values[j])  # type: ignore[no-any-return]
 
 
 def _list_scores(
     similarity: np.ndarray,
     scores: np.ndarray,
     rule: str,
-    field_name: str,
-    gt_items: Sequence[Any],
+    by_engine: Callable[[int, int], float],
     gt_values: Sequence[list[Any]],
     pred_values: Sequence[list[Any]],
 ) -> np.ndarray:
     """Every element pair's list score: assignments weighed on `similarity` (item by item over the flattened
-    lists), the assigned items' `scores` summed; unsettled pairs scored by the engine."""
+    lists), the assigned items' `scores` summed; unsettled pairs `(i, j)` scored by `by_engine(i, j)`."""
     out = np.zeros((len(gt_values), len(pred_values)))
     gt_lengths = np.array([len(v) for v in gt_values], dtype=np.int64)
     pred_lengths = np.array([len(v) for v in pred_values], dtype=np.int64)
@@ -162,7 +198,7 @@ def _list_scores(
                 best[part], settled[part] = _assigned_scores(block, picked, rule)
         out[rows[settled], cols[settled]] = best[settled]
         for i, j in zip(rows[~settled].tolist(), cols[~settled].tolist(), strict=True):
-            out[i, j] = gt_items[i].compare_field_raw(field_name, pred_values[j])
+            out[i, j] = by_engine(i, j)
     return out
 
 

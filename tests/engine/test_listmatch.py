@@ -323,8 +323,11 @@ class TestPairedLists:
         ]
 
     def test_a_list_of_objects_that_do_not_vectorise_pairs_by_the_engine(self):
+        class Tag(BaseModel):
+            code: str | None = None
+
         class Inner(BaseModel):
-            tags: list[str] = []
+            tags: list[Tag] = []  # a list of objects inside the objects of a list inside the element
 
         class Outer(BaseModel):
             inner: list[Inner] = []
@@ -333,12 +336,13 @@ class TestPairedLists:
             items: list[Outer] = []
 
         spec = eval_for(Holder)
-        gt = spec.eval_model.from_json({"items": [{"inner": [{"tags": ["a"]}]}, {"inner": []}]})
-        pred = spec.eval_model.from_json({"items": [{"inner": [{"tags": ["a", "b"]}]}]})
+        gt = spec.eval_model.from_json({"items": [{"inner": [{"tags": [{"code": "a"}]}]}, {"inner": []}]})
+        pred = spec.eval_model.from_json({"items": [{"inner": [{"tags": [{"code": "a"}, {"code": "b"}]}]}]})
         got, paths = compare(gt, pred, document_non_matches=True)
         assert_identical(stock(gt, pred), got)
         assert paths["items"] == {"engine"}
-        assert pairing_plan_for(type(gt.items[0])) == "field 'inner' is a list of objects whose field 'tags' is a list"
+        why = "field 'inner' is a list of objects whose field 'tags' is a list of objects"
+        assert pairing_plan_for(type(gt.items[0])) == why
 
     @pytest.mark.parametrize("value", [None, "text", {"code": "A"}])
     def test_something_else_in_a_list_of_objects_is_paired_by_the_engine(self, value):
@@ -403,12 +407,17 @@ class Size(StructuredModel):
     width: float | None = ComparableField(comparator=NumericComparator(relative_tolerance=0.01), threshold=1.0)
     unit: str | None = ComparableField(comparator=ExactComparator(case_sensitive=False), threshold=1.0)
     origin: Point | None = ComparableField(default=None, threshold=0.75, clip_under_threshold=True, weight=0.5)
+    marks: list[str] = ComparableField(comparator=LevenshteinComparator(), threshold=0.75, default=[])
 
 
 class Part(StructuredModel):
     name: str | None = ComparableField(comparator=LevenshteinComparator(), threshold=0.7, clip_under_threshold=False)
     size: Size | None = ComparableField(default=None, weight=1.5, threshold=0.6, clip_under_threshold=False)
     box: Size = ComparableField(threshold=0.9, clip_under_threshold=True)  # required: every part has one
+    codes: list[str] | None = ComparableField(
+        comparator=LevenshteinComparator(), threshold=0.75, clip_under_threshold=False, default=None
+    )
+    tags: list[str] = ComparableField(comparator=LevenshteinComparator(), threshold=0.75, default=[])  # clipped
 
 
 class Line(StructuredModel):
@@ -426,14 +435,25 @@ POINT = st.one_of(
         {"x": st.sampled_from([None, 0.0, 1.0, 1.5]), "label": st.sampled_from([None, "", "abcd", "abce", "wxyz"])}
     ),
 )
+# Lists of plain values inside the nested objects: pairs on the 0.75 threshold ("abcd"/"abce") and under it ("abxy").
+MARKS = st.lists(st.sampled_from(["abcd", "abce", "abxy", "wxyz", "", "ABCD"]), max_size=3)
 SIZE_OBJECT = st.fixed_dictionaries(
     {
         "width": st.sampled_from([None, 1.0, 1.005, 1.02, 10.0]),
         "unit": st.sampled_from([None, "", "cm", "CM", "in"]),
         "origin": POINT,
+        "marks": MARKS,
     }
 )
-PART_OBJECT = st.fixed_dictionaries({"name": TEXT, "size": st.one_of(st.none(), SIZE_OBJECT), "box": SIZE_OBJECT})
+PART_OBJECT = st.fixed_dictionaries(
+    {
+        "name": TEXT,
+        "size": st.one_of(st.none(), SIZE_OBJECT),
+        "box": SIZE_OBJECT,
+        "codes": st.one_of(st.none(), MARKS),
+        "tags": MARKS,
+    }
+)
 LINE = {"sku": st.sampled_from([None, "", "A1", "B2", "C3"]), "part": st.one_of(st.none(), PART_OBJECT)}
 
 
@@ -491,6 +511,17 @@ class TestDeeplyNestedObjects:
         origin = fastmatch.object_plan_for(Size).fields[2]
         assert (origin.name, origin.cls, origin.threshold, origin.clip) == ("origin", Point, 0.75, True)
         assert isinstance(fastmatch.object_plan_for(Point), fastmatch.ElementPlan)
+        codes, marks = part_plan.fields[3], fastmatch.object_plan_for(Size).fields[3]
+        assert isinstance(codes, fastmatch.ValuesRule) and (codes.name, codes.threshold, codes.clip) == (
+            "codes",
+            0.75,
+            False,
+        )
+        assert isinstance(marks, fastmatch.ValuesRule) and (marks.name, marks.threshold, marks.clip) == (
+            "marks",
+            0.75,
+            True,
+        )
 
     def test_a_long_list_is_not_paired_by_the_engine(self, monkeypatch):
         lines = [
