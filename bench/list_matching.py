@@ -35,8 +35,9 @@ lists scored as the engine scores it, `innerlists`), `engine` pairs them pair by
 `TaxedInvoice`, whose line items hold a list of tax objects: `ours` pairs the items the same way (each pair
 of tax lists matched as the engine matches them), `engine` pairs them pair by pair. `--deep` scores
 `DeepInvoice`, whose line items' prices hold their converted amount as an object of its own: `ours` pairs
-the items from vectorised similarities through both levels (`fastmatch.NestedPlan`). Timing is printed,
-never asserted.
+the items from vectorised similarities through both levels (`fastmatch.NestedPlan`). `--tags` scores
+`ProductInvoice`, whose line items hold a product object holding a list of tags: paired the same way.
+Timing is printed, never asserted.
 """
 
 from __future__ import annotations
@@ -120,6 +121,31 @@ class DeepInvoice(BaseModel):
     invoice_date: str | None = None
     total_amount: float | None = None
     line_items: list[DeepLineItem] = []
+
+
+class Product(BaseModel):
+    name: str | None = None
+    tags: list[str] = []
+
+
+class ProductLineItem(BaseModel):
+    sku: str | None = None
+    quantity: int | None = None
+    unit_price: float | None = None
+    product: Product | None = None
+
+
+class ProductInvoice(BaseModel):
+    """`demo.Invoice` with each line item's description a product object holding a list of tags (`--tags`)."""
+
+    invoice_id: str
+    vendor_name: str
+    invoice_date: str | None = None
+    total_amount: float | None = None
+    line_items: list[ProductLineItem] = []
+
+
+TAGS = ["steel", "brass", "coated", "bulk", "spare", "import"]
 
 
 class SerialLineItem(BaseModel):
@@ -218,6 +244,7 @@ def cases(
     serials: bool = False,
     taxes: bool = False,
     deep: bool = False,
+    tags: bool = False,
 ) -> list[EvaluationData[Any, Any]]:
     """Seeded invoice pairs; with `odd`, each predicted side is a dict with one line item value that does not
     validate (from `ODD_VALUES`, in a line item chosen by the seed), so the evaluator reads it leniently; with
@@ -226,7 +253,9 @@ def cases(
     three serial numbers a line, the prediction missing the last of them in one line in five); with `taxes`,
     `TaxedInvoice` dicts (one or two taxes a line, the prediction missing the second in one line in five and
     with another rate in one in seven); with `deep`, `DeepInvoice` dicts (`nested`'s prices, each also
-    holding its amount converted to EUR, the prediction's conversion off by a cent in one line in five)."""
+    holding its amount converted to EUR, the prediction's conversion off by a cent in one line in five); with
+    `tags`, `ProductInvoice` dicts (each description moved into a product object with zero to three tags, the
+    prediction missing the last tag in one line in five)."""
     out = []
     for index, pair in enumerate(synthetic_invoice_pairs(count, line_items=items, seed=seed)):
         expected: Any = pair["expected"]
@@ -254,6 +283,16 @@ def cases(
                     line["taxes"] = [{"kind": k, "rate": r, "amount": round(base * r, 2)} for k, r in rates]
                     if side is actual and len(rates) > 1 and key % 5 == 0:
                         line["taxes"].pop()
+        if tags:
+            expected, actual = expected.model_dump(mode="json"), actual.model_dump(mode="json")
+            for side in (expected, actual):
+                for line in side["line_items"]:
+                    # Keyed by the line's SKU, as the serial numbers are.
+                    key = sum(map(ord, str(line.get("sku"))))
+                    labels = [TAGS[(key + k) % len(TAGS)] for k in range(key % 4)]
+                    if side is actual and labels and key % 5 == 0:
+                        labels.pop()
+                    line["product"] = {"name": line.pop("description"), "tags": labels}
         if nested or deep:
             expected, actual = expected.model_dump(mode="json"), actual.model_dump(mode="json")
             for side in (expected, actual):
@@ -340,6 +379,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "pairs from vectorised similarities, each matched pair compared by the engine",
     )
     parser.add_argument(
+        "--tags",
+        action="store_true",
+        help="line items hold a product object holding a list of tags (ProductInvoice): pairs from vectorised "
+        "similarities, each matched pair compared by the engine",
+    )
+    parser.add_argument(
         "--serials",
         action="store_true",
         help="line items hold a list of serial numbers (SerialInvoice): pairs from vectorised similarities, "
@@ -365,13 +410,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="wall time (default) or this process's CPU time, which a busy shared machine skews less",
     )
     args = parser.parse_args(argv)
-    if args.nested + args.deep + args.serials + args.taxes > 1:
-        parser.error("--nested, --deep, --serials and --taxes are four schemas; choose one")
-    models = {"nested": PricedInvoice, "deep": DeepInvoice, "serials": SerialInvoice, "taxes": TaxedInvoice}
+    models = {
+        "nested": PricedInvoice,
+        "deep": DeepInvoice,
+        "tags": ProductInvoice,
+        "serials": SerialInvoice,
+        "taxes": TaxedInvoice,
+    }
+    if sum(bool(getattr(args, flag)) for flag in models) > 1:
+        parser.error("--nested, --deep, --tags, --serials and --taxes are five schemas; choose one")
     model = next((cls for flag, cls in models.items() if getattr(args, flag)), Invoice)
     named = approaches(args.skip, model)
     print(
         f"list matching{', prices nested' if args.nested else ''}{', prices nested twice' if args.deep else ''}"
+        f"{', products with tags' if args.tags else ''}"
         f"{', serial numbers' if args.serials else ''}"
         f"{', taxes' if args.taxes else ''}"
         f"{', one odd value a document' if args.odd else ''}: "
@@ -399,6 +451,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             serials=args.serials,
             taxes=args.taxes,
             deep=args.deep,
+            tags=args.tags,
         )
         checked += check_identical(named, docs, odd=args.odd)
         figures: dict[str, list[float]] = {name: [] for name in named}
