@@ -490,8 +490,10 @@ def _object_scores(
     `compare` is the weighted mean of raw field scores (`_weighted_mean`: a field blank on both sides left
     out); a nested field's raw score is the nested pair's `compare_with` score. `compare_with`'s score is the
     weighted mean over every field of its thresholded score (`ElementColumns.pair_scores`: blank on both sides
-    1.0, on one 0.0); a nested field's is the nested pair's `compare`, thresholded (`NestedRule`). Both add the
-    fields in the engine's order, so every entry is the engine's double.
+    1.0, on one 0.0); a nested field's is the nested pair's `compare`, thresholded (`NestedRule`). A list of
+    plain values (blank: None or empty) scores its matching, raw in `compare` and with the field's threshold
+    applied to each matched pair in `compare_with` (`ValuesRule`). Both add the fields in the engine's order,
+    so every entry is the engine's double.
     """
     a, b = len(gt), len(pred)
     if isinstance(plan, ElementPlan):
