@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .innerlists import objects_similarity, values_similarity
+from .innerlists import objects_similarity, values_scores, values_similarity
 from .pairwise import FUZZY_SCORERS, SCALARS, VECTORISERS, similarity_matrix
 
 __all__ = [
@@ -201,7 +201,7 @@ class ValuesRule:
     For pairing, stickler scores such a field by matching the two lists (`compare_field_raw`), which
     `innerlists.values_similarity` computes for every pair. Inside a nested object's `compare_with`,
     it scores the same matching with the field's `threshold` and `clip` applied to each matched pair
-    (`values_similarity(..., threshold=...)`), and does not threshold that score again.
+    (`innerlists.values_scores`), and does not threshold that score again.
     """
 
     name: str
@@ -514,13 +514,13 @@ def _object_scores(
             if lists is None:
                 return None
             gt_lists, pred_lists = lists
-            raw = values_similarity(rule.comparator, rule.name, gt, gt_lists, pred_lists)
-            score = values_similarity(
+            scores = values_scores(
                 rule.comparator, rule.name, gt, gt_lists, pred_lists, threshold=rule.threshold, clip=rule.clip
             )
-            if raw is None or score is None:
+            if scores is None:
                 return None
-            kept.append(score)  # (the matching applied the threshold; `compare_with` takes a list's score as it is)
+            raw = scores[0]
+            kept.append(scores[1])  # (the matching applied the threshold; `compare_with` takes a list's score as it is)
             gt_absent = np.array([not v for v in gt_lists], dtype=bool)
             pred_absent = np.array([not v for v in pred_lists], dtype=bool)
         else:

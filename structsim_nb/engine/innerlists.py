@@ -41,7 +41,7 @@ import numpy as np
 
 from .pairwise import similarity_matrix
 
-__all__ = ["objects_similarity", "values_similarity"]
+__all__ = ["objects_similarity", "values_scores", "values_similarity"]
 
 #: Cost gap under which two assignments count as tied: munkres works in floating point, so between two
 #: assignments this close it could return either; such a pair is scored by the engine unless both give one score.
@@ -61,9 +61,6 @@ def values_similarity(
     gt_items: Sequence[Any],
     gt_values: Sequence[list[Any]],
     pred_values: Sequence[list[Any]],
-    *,
-    threshold: float | None = None,
-    clip: bool = True,
 ) -> np.ndarray | None:
     """`gt_items[i].compare_field_raw(field_name, pred_values[j])` for every pair where both lists hold values.
 
@@ -74,21 +71,45 @@ def values_similarity(
         gt_items: The ground-truth elements (for those pairs).
         gt_values: Each ground-truth element's list, `[]` where it holds none.
         pred_values: Each predicted element's list, `[]` where it holds none.
-        threshold: Default None: every matched pair counts its similarity, as `compare_field_raw`
-            scores the field (what `compare` reads). A number: the field's score in `compare_with`
-            (`compare_unordered_lists` with the field's threshold): a matched pair under `threshold`
-            (within 1e-10 counts as reaching it) counts 0.0, or its similarity when `clip` is False.
-        clip: With `threshold`: whether a matched pair under it counts 0.0. Default True.
 
     Returns:
         A `len(gt_values) x len(pred_values)` array; entries where either list is empty are 0.0 (the
         caller leaves them to the blank rules). None when the comparator raises for a value: the
         engine, comparing pair by pair, then raises what it raises for the first pair it reaches.
     """
+    found = values_scores(comparator, field_name, gt_items, gt_values, pred_values)
+    return None if found is None else found[0]
+
+
+def values_scores(
+    comparator: Any,
+    field_name: str,
+    gt_items: Sequence[Any],
+    gt_values: Sequence[list[Any]],
+    pred_values: Sequence[list[Any]],
+    *,
+    threshold: float | None = None,
+    clip: bool = True,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """`values_similarity`, and the same lists' score inside `compare_with`, from one similarity matrix.
+
+    Args:
+        comparator, field_name, gt_items, gt_values, pred_values: As `values_similarity`.
+        threshold: The field's threshold. In `compare_with` a list scores its matching as
+            `compare_unordered_lists` does with it: a matched pair under `threshold` (within 1e-10
+            counts as reaching it) counts 0.0, or its similarity when `clip` is False. Default None:
+            the second array is the first (every matched pair counts its similarity).
+        clip: Whether a matched pair under `threshold` counts 0.0. Default True.
+
+    Returns:
+        `(compare_field_raw's scores, compare_with's scores)`, each as `values_similarity` returns
+        it (the same array when nothing is clipped); None when the comparator raises for a value.
+    """
     flat_gt = [x for v in gt_values for x in v]
     flat_pred = [x for v in pred_values for x in v]
     if not flat_gt or not flat_pred:
-        return np.zeros((len(gt_values), len(pred_values)))
+        empty = np.zeros((len(gt_values), len(pred_values)))
+        return empty, empty
     try:
         sim = similarity_matrix(comparator, flat_gt, flat_pred)
     except Exception:  # noqa: BLE001 - the engine's path raises the engine's own error, in its order
@@ -96,11 +117,14 @@ def values_similarity(
     rule = _sum_rule(numpy_summands=True)
     if rule is None:
         return None
-    if threshold is None:
-        return _list_scores(sim, sim, rule, _raw_by_engine(field_name, gt_items, pred_values), gt_values, pred_values)
-    # (a clipped pair adds a Python 0.0 among numpy floats: exact, so it sums as the engine's `sum()` does)
+    raw = _list_scores(sim, sim, rule, _raw_by_engine(field_name, gt_items, pred_values), gt_values, pred_values)
+    if threshold is None or not clip:  # (nothing clipped: every matched pair counts its similarity either way)
+        return raw, raw
     kept = (sim >= threshold) | (np.abs(sim - threshold) < _BAR_TOLERANCE)
-    applied = np.where(kept, sim, 0.0 if clip else sim)
+    if kept.all():
+        return raw, raw
+    # (a clipped pair adds a Python 0.0 among numpy floats: exact, so it sums as the engine's `sum()` does)
+    applied = np.where(kept, sim, 0.0)
 
     def by_engine(i: int, j: int) -> float:
         from stickler.structured_object_evaluator.models.comparison_helper import ComparisonHelper
@@ -116,7 +140,7 @@ def values_similarity(
         )
         return float(found["overall_score"])
 
-    return _list_scores(sim, applied, rule, by_engine, gt_values, pred_values)
+    return raw, _list_scores(sim, applied, rule, by_engine, gt_values, pred_values)
 
 
 def objects_similarity(
