@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,8 @@ nbclient = pytest.importorskip("nbclient", reason='needs the notebooks extra: pi
 _MARKER = "__STRUCTSIM_NB_FIGURES__"
 PROBES = Path(__file__).resolve().parent / "probes"
 _cache: dict[str, tuple[Any, dict[str, Any]]] = {}
+#: notebook name -> what its run left in the kernel's temporary folder after the kernel stopped (names, sorted)
+LEFTOVERS: dict[str, list[str]] = {}
 
 
 def _execute(name: str) -> tuple[Any, dict[str, Any]]:
@@ -39,13 +43,22 @@ def _execute(name: str) -> tuple[Any, dict[str, Any]]:
     client = nbclient.NotebookClient(
         runnable, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )
-    client.execute()
+    # The kernel's temporary folder is one of its own, so what the notebook leaves there is seen once it stops.
+    with tempfile.TemporaryDirectory(prefix="notebook-tmp-") as scratch:
+        client.execute(env={**os.environ, "TMPDIR": scratch})
+        LEFTOVERS[name] = sorted(entry.name for entry in Path(scratch).iterdir())
     text = "".join(
         output.get("text", "") for output in runnable.cells[-1].get("outputs", []) if output.get("name") == "stdout"
     )
     figures = json.loads(text.split(_MARKER, 1)[1]) if _MARKER in text else {}
     runnable.cells.pop()  # what the reader sees: the notebook's own cells, executed
     return runnable, figures
+
+
+@pytest.fixture(scope="session")
+def notebook_leftovers() -> dict[str, list[str]]:
+    """Notebook name -> what its run (`run_notebook`) left in the kernel's temporary folder once the kernel stopped."""
+    return LEFTOVERS
 
 
 @pytest.fixture(scope="session")

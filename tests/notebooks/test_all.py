@@ -45,6 +45,15 @@ def test_notebook_executes_in_a_fresh_kernel(path: Path, run_notebook) -> None:
     assert not errors, f"{path.name} produced error outputs: {[error.get('ename') for error in errors]}"
 
 
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_a_run_leaves_nothing_in_the_temporary_folder(path: Path, run_notebook, notebook_leftovers) -> None:
+    # A reader runs a lesson many times: a folder it makes there (a dataset cache, say) goes when the kernel stops.
+    run_notebook(path.name)
+    left = notebook_leftovers[path.name]
+    assert left == [], f"{path.name} left {left} in the kernel's temporary folder"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
 def test_committed_notebook_has_outputs_of_a_clean_run(path: Path) -> None:
     cells = _code_cells(path)
