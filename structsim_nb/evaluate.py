@@ -385,7 +385,7 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         similarities the assignment reads are built in one pass, and the engine compares each
         matched pair, for the reason given); else `"engine: <reason>"` (the engine compares the
         elements pair by pair; the reason names what stops pairing, such as `"field 'legs' is a
-        list of objects whose field 'stops' is a list of objects"`), or
+        list of objects whose field 'phone' uses PhoneComparator"`), or
         `"engine: fast_matching=False"`, or `"engine: Item.compare is overridden"` when the model
         or a class it holds defines its own version of a method the engine compares with (the whole
         document is then compared by its own `compare_with`). (A list holding one element on each

@@ -1170,14 +1170,35 @@ class TestFastMatching:
         assert "matching" not in explained["invoice_id"]
         assert evaluator.explain_frame().loc["line_items", "matching"] == "vectorised"
 
-    def test_lists_that_cannot_vectorise_say_why(self):
+    def test_lists_of_objects_at_any_depth_are_paired_and_say_so(self):
         explained = StructuredOutputSimilarity(Depot).explain()
-        why = "engine: field 'manifests' is a list of objects whose field 'shipments' is a list of objects"
-        assert explained["holds"]["matching"] == why
-        why = "engine: field 'shipments' is a list of objects whose field 'items' is a list of objects"
-        assert explained["holds.manifests"]["matching"] == why
+        assert explained["holds"]["matching"] == "paired: field 'manifests' is a list"
+        assert explained["holds.manifests"]["matching"] == "paired: field 'shipments' is a list"
         assert explained["holds.manifests.shipments"]["matching"] == "paired: field 'items' is a list"
         assert explained["holds.manifests.shipments.items"]["matching"] == "vectorised"
+
+    def test_lists_that_cannot_vectorise_say_why(self):
+        from stickler.comparators.phone import PhoneComparator
+
+        class Contact(StructuredModel):
+            phone: str | None = ComparableField(default=None, comparator=PhoneComparator(), threshold=0.9)
+
+        class Office(StructuredModel):
+            contacts: list[Contact] = ComparableField(default=[])
+
+        class Branch(StructuredModel):
+            name: str | None = ComparableField(default=None, comparator=ExactComparator(), threshold=1.0)
+            offices: list[Office] = ComparableField(default=[])
+
+        class Firm(StructuredModel):
+            branches: list[Branch] = ComparableField(default=[])
+
+        explained = StructuredOutputSimilarity(Firm).explain()
+        why = "field 'offices' is a list of objects whose field 'contacts' is a list of objects whose field 'phone'"
+        assert explained["branches"]["matching"] == f"engine: {why} uses PhoneComparator"
+        why = "engine: field 'contacts' is a list of objects whose field 'phone' uses PhoneComparator"
+        assert explained["branches.offices"]["matching"] == why
+        assert explained["branches.offices.contacts"]["matching"] == "engine: field 'phone' uses PhoneComparator"
 
     def test_lists_of_objects_holding_objects_are_paired_and_say_so(self):
         explained = StructuredOutputSimilarity(PurchaseOrder).explain()

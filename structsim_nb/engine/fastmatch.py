@@ -10,8 +10,8 @@ engine's own solver (`assignment.assign`).
 
 A field with a comparator that has no vectorised equivalent, or a nested object or list, makes
 the element class unsupported (`plan_for` says why). If its nested objects, and the objects in its
-lists, hold plain values, lists of plain values and nested objects of the same kind (at any depth,
-`NestedPlan`), and its other lists hold plain values, the list is still paired from vectorised
+lists, hold plain values, lists of plain values, nested objects and lists of objects of the same kind
+(at any depth, `NestedPlan`), and its other lists hold plain values, the list is still paired from vectorised
 similarities (`pairing_plan_for`, `pairing_similarity`, `innerlists`) and each matched pair
 compared by the engine; otherwise the caller runs the engine's path for that list. `tests/engine/test_fastmatch.py`
 and `tests/engine/test_listmatch.py` hold the differential tests against the stock engine.
@@ -187,11 +187,11 @@ class NestedRule:
 
 @dataclass(frozen=True)
 class NestedPlan:
-    """An object class whose fields are plain values (`FieldRule`), nested objects (`NestedRule`) and lists of plain
-    values (`ValuesRule`), at least one of them not a plain value (a class of plain values only has an
-    `ElementPlan`)."""
+    """An object class whose fields are plain values (`FieldRule`), nested objects (`NestedRule`), lists of plain
+    values (`ValuesRule`) and lists of objects (`ObjectsRule`), at least one of them not a plain value (a class of
+    plain values only has an `ElementPlan`)."""
 
-    fields: tuple[FieldRule | NestedRule | ValuesRule, ...]
+    fields: tuple[FieldRule | NestedRule | ValuesRule | ObjectsRule, ...]
 
 
 @dataclass(frozen=True)
@@ -213,11 +213,14 @@ class ValuesRule:
 
 @dataclass(frozen=True)
 class ObjectsRule:
-    """An element field holding a list of objects of class `cls`, which has a plan (`object_plan_for`).
+    """A field holding a list of objects of class `cls`, which has a plan (`object_plan_for`), in an element or a
+    nested object, at any depth.
 
     For pairing, stickler scores such a field by matching the two lists of objects and averaging the
     matched pairs' `compare_with` scores (`compare_field_raw`), which `innerlists.objects_similarity`
-    computes for every pair. The class's plan is looked up when the field is scored, as `NestedRule`'s.
+    computes for every pair. Inside a nested object's `compare_with` the field scores the same (stickler
+    never clips a list of objects there). The class's plan is looked up when the field is scored, as
+    `NestedRule`'s.
     """
 
     name: str
@@ -230,7 +233,7 @@ class PairingPlan:
     """An element class whose pair similarities vectorise though its per-pair work does not.
 
     Its fields are plain values (`FieldRule`), nested objects (`NestedRule`), lists of plain values
-    (`ValuesRule`) and lists of objects (`ObjectsRule`), where every object holds plain values and
+    (`ValuesRule`) and lists of objects (`ObjectsRule`), where every object holds plain values, lists and
     nested objects of the same kind, at any depth (`object_plan_for`): the matrix
     the assignment reads is built in one pass (`pairing_similarity`), and each matched pair is then
     compared by the engine (`engine` says why: the reason `plan_for` gave).
@@ -255,7 +258,7 @@ def pairing_plan_for(cls: type) -> PairingPlan | str:
         (`Model` or `Optional[Model]`) whose class has a plan (`object_plan_for`), a list of plain
         values whose comparator vectorises, or a list of objects (`List[Model]`) whose class has a
         plan, each with a positive weight; else the reason, such as `"field 'parcels' is a list of
-        objects whose field 'tags' is a list of objects"`. Worked out once per class (again if its
+        objects whose field 'phone' uses PhoneComparator"`. Worked out once per class (again if its
         `match_threshold` changes).
     """
     return class_cached(_PAIRINGS, cls, _pairing)
@@ -305,9 +308,10 @@ def object_plan_for(cls: type) -> ElementPlan | NestedPlan | str:
     Returns:
         `plan_for(cls)` when it accepts the class; else a `NestedPlan` when every field is a plain value
         `plan_for` accepts, a list of plain values whose comparator vectorises, or a nested object (`Model`
-        or `Optional[Model]`) with a plan of its own, each with a positive weight and a numeric threshold;
-        else the reason, such as `"field 'tags' is a list of objects"` or `"field 'next' is a nested object
-        that nests its own class"`. Worked out once per class (again if its `match_threshold` changes).
+        or `Optional[Model]`) or a list of objects (`List[Model]`) whose class has a plan of its own, each
+        with a positive weight (and a list of plain values a numeric threshold); else the reason, such as
+        `"field 'phone' uses PhoneComparator"` or `"field 'next' is a nested object that nests its own
+        class"`. Worked out once per class (again if its `match_threshold` changes).
     """
     making: set[type] = _MAKING.__dict__.setdefault("classes", set())
     if cls in making:
@@ -326,18 +330,17 @@ def _object_plan(cls: type) -> ElementPlan | NestedPlan | str:
     flat = plan_for(cls)
     if isinstance(flat, ElementPlan):
         return flat if flat.fields else "with no fields"
-    rules: list[FieldRule | NestedRule | ValuesRule] = []
+    rules: list[FieldRule | NestedRule | ValuesRule | ObjectsRule] = []
     for name in _field_names(cls):
         info = cls.model_fields[name]  # type: ignore[attr-defined]
         rule: FieldRule | NestedRule | ValuesRule | ObjectsRule | str
         if _annotation_is_list(info.annotation):
-            if ConfigurationHelper.is_structured_field_type(info):
-                return f"field {name!r} is a list of objects"
-            values = _list_rule(cls, name, info)
-            assert not isinstance(values, ObjectsRule)  # (a list of plain values)
-            # (its threshold is read here, in `compare_with`)
+            listed = _list_rule(cls, name, info)
+            # (a list of plain values has its threshold read here, in `compare_with`; a list of objects none)
             rule = (
-                values if isinstance(values, str) else _weight_reason(name, values.weight, values.threshold) or values
+                _weight_reason(name, listed.weight, listed.threshold) or listed
+                if isinstance(listed, ValuesRule)
+                else listed
             )
         elif not ConfigurationHelper.is_structured_field_type(info):
             rule = _scalar_rule(cls, name)
@@ -351,7 +354,7 @@ def _object_plan(cls: type) -> ElementPlan | NestedPlan | str:
 
 def _nested_rule(cls: type, name: str, what: str) -> NestedRule | str:
     """The rule of `cls`'s nested object field `name`, or why it has none (`"field 'x' is a nested object whose
-    field 'tags' is a list of objects"`, `what` saying what the field is)."""
+    field 'phone' uses PhoneComparator"`, `what` saying what the field is)."""
     nested = _nested_class(cls.model_fields[name].annotation)  # type: ignore[attr-defined]
     reason = _unplanned(name, what, nested)
     if reason:
@@ -366,11 +369,11 @@ def _nested_rule(cls: type, name: str, what: str) -> NestedRule | str:
 
 def _unplanned(name: str, what: str, cls: Any) -> str | None:
     """Why the objects of class `cls` that field `name` holds (`what`: "is a nested object") have no plan, in the
-    field's words (`"field 'x' is a nested object whose field 'tags' is a list of objects"`); None if they have."""
+    field's words (`"field 'x' is a nested object whose field 'phone' uses PhoneComparator"`); None if they have."""
     if not isinstance(cls, type):
         return f"field {name!r} {what} of another kind"
     inner = object_plan_for(cls)
-    if isinstance(inner, str):  # ("field 'tags' is a list of objects", "with no fields", "that nests its own class")
+    if isinstance(inner, str):  # ("field 'phone' uses PhoneComparator", "with no fields", "that nests its own class")
         return f"field {name!r} {what} {'whose ' if inner.startswith('field') else ''}{inner}"
     return None
 
@@ -492,8 +495,9 @@ def _object_scores(
     weighted mean over every field of its thresholded score (`ElementColumns.pair_scores`: blank on both sides
     1.0, on one 0.0); a nested field's is the nested pair's `compare`, thresholded (`NestedRule`). A list of
     plain values (blank: None or empty) scores its matching, raw in `compare` and with the field's threshold
-    applied to each matched pair in `compare_with` (`ValuesRule`). Both add the fields in the engine's order,
-    so every entry is the engine's double.
+    applied to each matched pair in `compare_with` (`ValuesRule`); a list of objects scores its matching
+    (`innerlists.objects_similarity` over these same scores of its items, one level down), the same in both
+    (`ObjectsRule`). Both add the fields in the engine's order, so every entry is the engine's double.
     """
     a, b = len(gt), len(pred)
     if isinstance(plan, ElementPlan):
@@ -523,6 +527,15 @@ def _object_scores(
             kept.append(scores[1])  # (the matching applied the threshold; `compare_with` takes a list's score as it is)
             gt_absent = np.array([not v for v in gt_lists], dtype=bool)
             pred_absent = np.array([not v for v in pred_lists], dtype=bool)
+        elif isinstance(rule, ObjectsRule):
+            gt_values, pred_values = [getattr(o, rule.name) for o in gt], [getattr(o, rule.name) for o in pred]
+            matched = _inner_lists(rule, gt, gt_values, pred_values)
+            if matched is None:
+                return None
+            raw = matched
+            kept.append(raw)  # (`compare_with` scores a list of objects as `compare_field_raw` does, never clipped)
+            gt_absent = np.array([not v for v in gt_values], dtype=bool)
+            pred_absent = np.array([not v for v in pred_values], dtype=bool)
         else:
             if isinstance(rule, FieldRule):
                 columns = ElementColumns(ElementPlan((rule,)), gt, pred)

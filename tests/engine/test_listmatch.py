@@ -30,6 +30,7 @@ from stickler.comparators.exact import ExactComparator
 from stickler.comparators.fuzzy import FuzzyComparator
 from stickler.comparators.levenshtein import LevenshteinComparator
 from stickler.comparators.numeric import NumericComparator
+from stickler.comparators.phone import PhoneComparator
 from stickler.structured_object_evaluator.models.comparable_field import ComparableField
 from stickler.structured_object_evaluator.models.hungarian_helper import HungarianHelper
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
@@ -322,7 +323,7 @@ class TestPairedLists:
             "NestedRule",
         ]
 
-    def test_a_list_of_objects_that_do_not_vectorise_pairs_by_the_engine(self):
+    def test_lists_of_objects_inside_the_listed_objects_are_paired(self):
         class Tag(BaseModel):
             code: str | None = None
 
@@ -338,11 +339,35 @@ class TestPairedLists:
         spec = eval_for(Holder)
         gt = spec.eval_model.from_json({"items": [{"inner": [{"tags": [{"code": "a"}]}]}, {"inner": []}]})
         pred = spec.eval_model.from_json({"items": [{"inner": [{"tags": [{"code": "a"}, {"code": "b"}]}]}]})
+        assert_paired_as_the_engine(gt, pred)
+        assert_paired_similarities(gt, pred)
+        plan = pairing_plan_for(type(gt.items[0]))
+        assert isinstance(plan, PairingPlan) and plan.engine == "field 'inner' is a list"
+
+    def test_a_list_of_objects_that_do_not_vectorise_pairs_by_the_engine(self):
+        class Contact(StructuredModel):
+            phone: str | None = ComparableField(comparator=PhoneComparator(), threshold=0.9)
+
+        class Office(StructuredModel):
+            contacts: list[Contact] = ComparableField(default=[])
+
+        class Branch(StructuredModel):
+            name: str | None = ComparableField(comparator=ExactComparator(), threshold=1.0)
+            offices: list[Office] = ComparableField(default=[])
+
+        class Firm(StructuredModel):
+            items: list[Branch] = ComparableField(default=[])
+
+        branches = [
+            {"name": "a", "offices": [{"contacts": [{"phone": "555-0100"}]}]},
+            {"name": "b", "offices": [{"contacts": [{"phone": "555-0199"}, {"phone": "555-0100"}]}]},
+        ]
+        gt, pred = Firm.from_json({"items": branches}), Firm.from_json({"items": branches[::-1]})
         got, paths = compare(gt, pred, document_non_matches=True)
         assert_identical(stock(gt, pred), got)
         assert paths["items"] == {"engine"}
-        why = "field 'inner' is a list of objects whose field 'tags' is a list of objects"
-        assert pairing_plan_for(type(gt.items[0])) == why
+        why = "field 'offices' is a list of objects whose field 'contacts' is a list of objects whose field 'phone'"
+        assert pairing_plan_for(Branch) == f"{why} uses PhoneComparator"
 
     @pytest.mark.parametrize("value", [None, "text", {"code": "A"}])
     def test_something_else_in_a_list_of_objects_is_paired_by_the_engine(self, value):
@@ -408,6 +433,7 @@ class Size(StructuredModel):
     unit: str | None = ComparableField(comparator=ExactComparator(case_sensitive=False), threshold=1.0)
     origin: Point | None = ComparableField(default=None, threshold=0.75, clip_under_threshold=True, weight=0.5)
     marks: list[str] = ComparableField(comparator=LevenshteinComparator(), threshold=0.75, default=[])
+    pins: list[Point] | None = ComparableField(default=None, weight=0.5)  # a list of objects inside a nested object
 
 
 class Part(StructuredModel):
@@ -429,12 +455,10 @@ class Shipment(StructuredModel):
     lines: list[Line] = ComparableField(default=[])
 
 
-POINT = st.one_of(
-    st.none(),
-    st.fixed_dictionaries(
-        {"x": st.sampled_from([None, 0.0, 1.0, 1.5]), "label": st.sampled_from([None, "", "abcd", "abce", "wxyz"])}
-    ),
+POINT_OBJECT = st.fixed_dictionaries(
+    {"x": st.sampled_from([None, 0.0, 1.0, 1.5]), "label": st.sampled_from([None, "", "abcd", "abce", "wxyz"])}
 )
+POINT = st.one_of(st.none(), POINT_OBJECT)
 # Lists of plain values inside the nested objects: pairs on the 0.75 threshold ("abcd"/"abce") and under it ("abxy").
 MARKS = st.lists(st.sampled_from(["abcd", "abce", "abxy", "wxyz", "", "ABCD"]), max_size=3)
 SIZE_OBJECT = st.fixed_dictionaries(
@@ -443,6 +467,7 @@ SIZE_OBJECT = st.fixed_dictionaries(
         "unit": st.sampled_from([None, "", "cm", "CM", "in"]),
         "origin": POINT,
         "marks": MARKS,
+        "pins": st.one_of(st.none(), st.lists(POINT_OBJECT, max_size=3)),
     }
 )
 PART_OBJECT = st.fixed_dictionaries(
@@ -467,6 +492,21 @@ class Depot(StructuredModel):
 
 
 PALLET = {"ref": st.sampled_from([None, "P1", "P2"]), "parts": st.lists(PART_OBJECT, max_size=3)}
+
+
+class SizeHolder(StructuredModel):
+    size: Size | None = ComparableField(default=None)
+
+
+class PartHolder(StructuredModel):
+    part: Part | None = ComparableField(default=None)
+
+
+class Holders(StructuredModel):
+    """Elements holding one object each: their pair similarity is that object pair's `compare_with` score."""
+
+    sizes: list[SizeHolder] = ComparableField(default=[])
+    parts: list[PartHolder] = ComparableField(default=[])
 
 
 def assert_deep_pairs_as_the_engine(gt: Any, pred: Any) -> None:
@@ -499,6 +539,23 @@ class TestDeeplyNestedObjects:
         if gt.pallets and pred.pallets:
             assert_paired_similarities(gt, pred, "pallets")
 
+    @SETTINGS
+    @given(
+        sizes=st.lists(SIZE_OBJECT, min_size=1, max_size=5),
+        other_sizes=st.lists(SIZE_OBJECT, min_size=1, max_size=5),
+        parts=st.lists(PART_OBJECT, min_size=1, max_size=4),
+        other_parts=st.lists(PART_OBJECT, min_size=1, max_size=4),
+    )
+    def test_every_pair_of_nested_objects_scores_as_the_engine(self, sizes, other_sizes, parts, other_parts):
+        # Each entry is one object pair's `compare_with` score, which reads the nested objects' `compare` and the
+        # lists' scores inside it: every pair of two lists, compared with the engine's, bit for bit.
+        gt = Holders.from_json({"sizes": [{"size": s} for s in sizes], "parts": [{"part": p} for p in parts]})
+        pred = Holders.from_json(
+            {"sizes": [{"size": s} for s in other_sizes], "parts": [{"part": p} for p in other_parts]}
+        )
+        assert_paired_similarities(gt, pred, "sizes")
+        assert_paired_similarities(gt, pred, "parts")
+
     def test_the_plan_reaches_every_level(self):
         plan = pairing_plan_for(Line)
         assert isinstance(plan, PairingPlan) and plan.engine == "field 'part' is a nested object"
@@ -522,6 +579,8 @@ class TestDeeplyNestedObjects:
             0.75,
             True,
         )
+        pins = fastmatch.object_plan_for(Size).fields[4]
+        assert isinstance(pins, fastmatch.ObjectsRule) and (pins.name, pins.cls, pins.weight) == ("pins", Point, 0.5)
 
     def test_a_long_list_is_not_paired_by_the_engine(self, monkeypatch):
         lines = [
