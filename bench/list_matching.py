@@ -37,6 +37,8 @@ of tax lists matched as the engine matches them), `engine` pairs them pair by pa
 `DeepInvoice`, whose line items' prices hold their converted amount as an object of its own: `ours` pairs
 the items from vectorised similarities through both levels (`fastmatch.NestedPlan`). `--tags` scores
 `ProductInvoice`, whose line items hold a product object holding a list of tags: paired the same way.
+`--breakdown` scores `BrokenDownInvoice`, whose line items hold a tax object holding a list of tax objects:
+paired the same way (the tax lists matched as the engine matches them, one level down).
 Timing is printed, never asserted.
 """
 
@@ -190,6 +192,30 @@ class TaxedInvoice(BaseModel):
     line_items: list[TaxedLineItem] = []
 
 
+class TaxBreakdown(BaseModel):
+    total: float | None = None
+    lines: list[Tax] = []
+
+
+class BrokenDownLineItem(BaseModel):
+    sku: str | None = None
+    description: str | None = None
+    quantity: int | None = None
+    unit_price: float | None = None
+    tax: TaxBreakdown | None = None
+
+
+class BrokenDownInvoice(BaseModel):
+    """`demo.Invoice` with each line item's tax an object holding its total and a list of tax lines (`--breakdown`):
+    a list of objects inside a nested object inside every element."""
+
+    invoice_id: str
+    vendor_name: str
+    invoice_date: str | None = None
+    total_amount: float | None = None
+    line_items: list[BrokenDownLineItem] = []
+
+
 LENGTHS = [1, 5, 10, 20, 50, 100, 200]
 
 
@@ -245,6 +271,7 @@ def cases(
     taxes: bool = False,
     deep: bool = False,
     tags: bool = False,
+    breakdown: bool = False,
 ) -> list[EvaluationData[Any, Any]]:
     """Seeded invoice pairs; with `odd`, each predicted side is a dict with one line item value that does not
     validate (from `ODD_VALUES`, in a line item chosen by the seed), so the evaluator reads it leniently; with
@@ -255,7 +282,8 @@ def cases(
     with another rate in one in seven); with `deep`, `DeepInvoice` dicts (`nested`'s prices, each also
     holding its amount converted to EUR, the prediction's conversion off by a cent in one line in five); with
     `tags`, `ProductInvoice` dicts (each description moved into a product object with zero to three tags, the
-    prediction missing the last tag in one line in five)."""
+    prediction missing the last tag in one line in five); with `breakdown`, `BrokenDownInvoice` dicts (`taxes`'
+    tax lists, each inside a tax object with their total)."""
     out = []
     for index, pair in enumerate(synthetic_invoice_pairs(count, line_items=items, seed=seed)):
         expected: Any = pair["expected"]
@@ -270,7 +298,7 @@ def cases(
                     line["serial_numbers"] = [f"SN-{sku}-{k}" for k in range(count_)]
                     if side is actual and count_ > 1 and sum(map(ord, sku)) % 5 == 0:
                         line["serial_numbers"].pop()
-        if taxes:
+        if taxes or breakdown:
             expected, actual = expected.model_dump(mode="json"), actual.model_dump(mode="json")
             for side in (expected, actual):
                 for line in side["line_items"]:
@@ -283,6 +311,9 @@ def cases(
                     line["taxes"] = [{"kind": k, "rate": r, "amount": round(base * r, 2)} for k, r in rates]
                     if side is actual and len(rates) > 1 and key % 5 == 0:
                         line["taxes"].pop()
+                    if breakdown:
+                        lines = line.pop("taxes")
+                        line["tax"] = {"total": round(sum(t["amount"] for t in lines), 2), "lines": lines}
         if tags:
             expected, actual = expected.model_dump(mode="json"), actual.model_dump(mode="json")
             for side in (expected, actual):
@@ -397,6 +428,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "each matched pair compared by the engine",
     )
     parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="line items hold a tax object holding a list of tax objects (BrokenDownInvoice): pairs from "
+        "vectorised similarities, each matched pair compared by the engine",
+    )
+    parser.add_argument(
         "--odd",
         action="store_true",
         help="one line item value in each predicted document does not validate (read leniently); "
@@ -416,9 +453,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "tags": ProductInvoice,
         "serials": SerialInvoice,
         "taxes": TaxedInvoice,
+        "breakdown": BrokenDownInvoice,
     }
     if sum(bool(getattr(args, flag)) for flag in models) > 1:
-        parser.error("--nested, --deep, --tags, --serials and --taxes are five schemas; choose one")
+        parser.error("--nested, --deep, --tags, --serials, --taxes and --breakdown are six schemas; choose one")
     model = next((cls for flag, cls in models.items() if getattr(args, flag)), Invoice)
     named = approaches(args.skip, model)
     print(
@@ -426,6 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{', products with tags' if args.tags else ''}"
         f"{', serial numbers' if args.serials else ''}"
         f"{', taxes' if args.taxes else ''}"
+        f"{', tax breakdowns' if args.breakdown else ''}"
         f"{', one odd value a document' if args.odd else ''}: "
         f"median ms per document ({args.clock} clock) over {args.runs} runs "
         f"(python {platform.python_version()}, "
@@ -452,6 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             taxes=args.taxes,
             deep=args.deep,
             tags=args.tags,
+            breakdown=args.breakdown,
         )
         checked += check_identical(named, docs, odd=args.odd)
         figures: dict[str, list[float]] = {name: [] for name in named}
