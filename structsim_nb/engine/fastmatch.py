@@ -40,6 +40,7 @@ __all__ = [
     "PairingPlan",
     "ValuesRule",
     "class_cached",
+    "compare_as_the_engine",
     "object_plan_for",
     "pairing_plan_for",
     "pairing_similarity",
@@ -400,6 +401,31 @@ def _list_rule(cls: type, name: str, info: Any) -> ValuesRule | ObjectsRule | st
     )
 
 
+def compare_as_the_engine(score: Any, gt: Any, pred: Any) -> float | None:
+    """`gt.compare(pred)` as stickler returns it, from its double `score` (a `compares` matrix entry of
+    `pairing_similarity`): the same value, as a numpy float where stickler's sum met one, else a Python float.
+
+    stickler's `compare` adds raw field scores into a Python float, so its type is numpy's when a field scored on
+    both sides gives a numpy float: a list of plain values longer than one on either side (its score reads the
+    assignment's numpy matrix); a one-by-one list, a plain value and a list or nested object of flat objects give
+    Python floats. None when the pair's class holds a nested object or a list of objects that hold more than plain
+    values, scored on both sides here: its type is not worked out, and the engine computes the score itself.
+    """
+    plan = object_plan_for(type(gt))
+    if isinstance(plan, str):
+        return None
+    numpy_sum = False
+    for rule in plan.fields if isinstance(plan, NestedPlan) else ():
+        if isinstance(rule, FieldRule):
+            continue
+        mine, theirs = getattr(gt, rule.name), getattr(pred, rule.name)
+        if isinstance(rule, ValuesRule):
+            numpy_sum = numpy_sum or bool(mine and theirs and (len(mine) > 1 or len(theirs) > 1))
+        elif not isinstance(object_plan_for(rule.cls), ElementPlan) and mine and theirs:
+            return None
+    return np.float64(score) if numpy_sum else float(score)
+
+
 def _nested_class(annotation: Any) -> type | None:
     """The model class of a `Model` or `Optional[Model]` annotation, as stickler's reader finds it."""
     from stickler.structured_object_evaluator.models.configuration_helper import ConfigurationHelper
@@ -412,7 +438,12 @@ def _nested_class(annotation: Any) -> type | None:
     return None
 
 
-def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> np.ndarray | None:
+def pairing_similarity(
+    plan: PairingPlan,
+    gt_list: Sequence[Any],
+    pred_list: Sequence[Any],
+    compares: dict[str, np.ndarray] | None = None,
+) -> np.ndarray | None:
     """`gt.compare(pred)` (stickler's pair similarity, which its assignment reads) for every pair, or None.
 
     Plain fields as `ElementColumns` scores them; a nested object field scores the nested pair's
@@ -423,6 +454,10 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
     blank). None when a value is not what the plan expects (a nested value that is not one object
     of the plan's class, a list holding something but plain values or objects of the planned class,
     a null item, a plain field holding something else): the engine then pairs the list.
+
+    `compares`, when given (default None), receives each nested object field's name with the nested objects'
+    own `compare` for every pair of elements (0.0 where a side holds none): the engine reads it when it
+    compares a matched pair, and the matrix already holds its double. Left incomplete when the result is None.
     """
     shape = (len(gt_list), len(pred_list))
     weights: list[float] = []
@@ -453,6 +488,8 @@ def pairing_similarity(plan: PairingPlan, gt_list: Sequence[Any], pred_list: Seq
         nested = _nested_scores(rule, gt_list, pred_list)
         if nested is None:
             return None
+        if compares is not None:
+            compares[rule.name] = nested[0]
         raws.append(nested[1])
         absent_gt.append(nested[2])
         absent_pred.append(nested[3])

@@ -46,6 +46,9 @@ class MatchContext:
     #: `(columns, i, j, flagged fields)`, or the comparison that scored the pair (`PairRecords`).
     pairs: dict[tuple[int, int], Any] = field(default_factory=dict)
     paths: MatchPaths = field(default_factory=dict)
+    #: (id(gt object), id(pred object)) -> `gt.compare(pred)` of a nested object pair inside a matched pair of list
+    #: elements, read off the pairing matrix (`fastmatch.pairing_similarity`); taken once by the pair's comparison.
+    compares: dict[tuple[int, int], float] = field(default_factory=dict)
 
 
 def _field_non_matches(

@@ -272,13 +272,26 @@ def assert_paired_as_the_engine(gt: Any, pred: Any, field: str = "items") -> Non
 
 
 def assert_paired_similarities(gt: Any, pred: Any, field: str = "items") -> None:
-    """`pairing_similarity` of the two `field` lists is `compare` for every pair, bit for bit."""
+    """`pairing_similarity` of the two `field` lists is `compare` for every pair, bit for bit, and so is every
+    nested object pair's `compare` it hands on (0.0 where a side holds none)."""
     gt_list, pred_list = getattr(gt, field), getattr(pred, field)
     plan = pairing_plan_for(type(gt_list[0]))
     assert isinstance(plan, PairingPlan)
-    got = pairing_similarity(plan, gt_list, pred_list)
+    compares: dict[str, np.ndarray] = {}
+    got = pairing_similarity(plan, gt_list, pred_list, compares=compares)
     want = np.array([[a.compare(b) for b in pred_list] for a in gt_list])
     assert got is not None and got.tobytes() == want.tobytes()
+    assert set(compares) == {rule.name for rule in plan.fields if isinstance(rule, fastmatch.NestedRule)}
+    for name, nested in compares.items():
+        objects = [[(getattr(a, name), getattr(b, name)) for b in pred_list] for a in gt_list]
+        expected = np.array([[0.0 if x is None or y is None else x.compare(y) for x, y in row] for row in objects])
+        assert nested.tobytes() == expected.tobytes(), name
+        for i, row in enumerate(objects):  # and handed on as the engine's value of the engine's type, or not at all
+            for j, (x, y) in enumerate(row):
+                handed = None if x is None or y is None else fastmatch.compare_as_the_engine(nested[i, j], x, y)
+                if handed is not None:
+                    engine = x.compare(y)
+                    assert (type(handed), handed) == (type(engine), engine), (name, i, j)
 
 
 class TestPairedLists:
@@ -480,6 +493,101 @@ PART_OBJECT = st.fixed_dictionaries(
     }
 )
 LINE = {"sku": st.sampled_from([None, "", "A1", "B2", "C3"]), "part": st.one_of(st.none(), PART_OBJECT)}
+
+
+class Rate(StructuredModel):
+    kind: str | None = ComparableField(comparator=ExactComparator(), threshold=1.0)
+    rate: float | None = None
+
+
+class Breakdown(StructuredModel):
+    """A nested object holding a list of flat objects and a list of plain values: its `compare` is handed on."""
+
+    total: float | None = None
+    rates: list[Rate] | None = ComparableField(default=None)
+    notes: list[str] = ComparableField(comparator=LevenshteinComparator(), threshold=0.75, default=[])
+
+
+class Taxed(StructuredModel):
+    sku: str | None = ComparableField(comparator=ExactComparator(), threshold=1.0, weight=2.0)
+    tax: Breakdown | None = ComparableField(default=None, threshold=0.8)
+
+
+class TaxLedger(StructuredModel):
+    lines: list[Taxed] = ComparableField(default=[])
+
+
+RATE_OBJECT = st.fixed_dictionaries(
+    {"kind": st.sampled_from([None, "", "vat", "VAT", "gst"]), "rate": st.sampled_from([None, 0.0, 0.05, 0.2])}
+)
+TAXED = {
+    "sku": st.sampled_from([None, "A1", "B2"]),
+    "tax": st.one_of(
+        st.none(),
+        st.fixed_dictionaries(
+            {
+                "total": st.sampled_from([None, 0.0, 1.5, 2.0]),
+                "rates": st.one_of(st.none(), st.lists(RATE_OBJECT, max_size=3)),
+                "notes": MARKS,
+            }
+        ),
+    ),
+}
+
+
+class TestNestedComparesHandedOn:
+    """A matched pair's nested objects: their `compare` comes from the pairing pass, as the engine's value and type."""
+
+    @SETTINGS
+    @given(data=st.data())
+    def test_identical_to_the_engine(self, data):
+        lines = data.draw(st.lists(st.fixed_dictionaries(TAXED), max_size=6))
+        gt = TaxLedger.from_json({"lines": lines})
+        pred = TaxLedger.from_json({"lines": prediction_list(data, lines, TAXED)})
+        assert_paired_as_the_engine(gt, pred, "lines")
+        if gt.lines and pred.lines:
+            assert_paired_similarities(gt, pred, "lines")
+
+    def test_the_engine_does_not_compute_them_again(self, monkeypatch):
+        rates = [{"kind": "vat", "rate": 0.2}, {"kind": "gst", "rate": 0.05}]
+        lines = [
+            {"sku": f"S{i}", "tax": {"total": float(i), "rates": rates[: i % 3], "notes": ["abcd", "wxyz"][: i % 3]}}
+            for i in range(8)
+        ]
+        gt = TaxLedger.from_json({"lines": lines})
+        pred = TaxLedger.from_json({"lines": [{**line, "sku": f"T{i}"} for i, line in enumerate(lines[::-1])]})
+        want = stock(gt, pred)
+        calls: list[str] = []
+        original = StructuredModel.compare
+
+        def counted(self: Any, other: Any) -> float:
+            calls.append(type(self).__name__)
+            return original(self, other)
+
+        monkeypatch.setattr(StructuredModel, "compare", counted)
+        got, paths = compare(gt, pred, document_non_matches=True)
+        assert paths["lines"] == {"paired"} and "Breakdown" not in calls
+        monkeypatch.undo()
+        assert_identical(want, got)
+        assert any(type(v) is np.float64 for v in _values(got))  # (two notes a side: the engine's numpy float)
+
+    def test_a_class_whose_type_is_not_worked_out_is_computed_by_the_engine(self):
+        part = Part.from_json({"size": {"width": 1.0, "pins": [{"x": 1.0}]}, "box": {"unit": "cm"}})
+        assert fastmatch.compare_as_the_engine(0.5, part, part) is None
+        breakdown = Breakdown.from_json({"notes": ["abcd"]})
+        assert type(fastmatch.compare_as_the_engine(np.float64(0.5), breakdown, breakdown)) is float
+
+
+def _values(tree: Any) -> Iterator[Any]:
+    """Every leaf of a result dict."""
+    if isinstance(tree, dict):
+        for value in tree.values():
+            yield from _values(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            yield from _values(value)
+    else:
+        yield tree
 
 
 class Pallet(StructuredModel):
