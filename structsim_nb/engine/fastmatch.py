@@ -49,6 +49,12 @@ __all__ = [
 ]
 
 
+#: What a field read from an object without it gives (set without validation: `model_construct`, a deleted
+#: attribute): the engine's `compare` leaves such a field out, so every vectorised reader refuses it and the
+#: engine's path runs.
+_MISSING: Any = object()
+
+
 @dataclass(frozen=True)
 class FieldRule:
     """One element field as the engine compares it: comparator, threshold, weight, clipping."""
@@ -466,8 +472,8 @@ def pairing_similarity(
     absent_pred: list[np.ndarray] = []
     for rule in plan.fields:
         if isinstance(rule, (ValuesRule, ObjectsRule)):
-            gt_values = [getattr(item, rule.name) for item in gt_list]
-            pred_values = [getattr(item, rule.name) for item in pred_list]
+            gt_values = [getattr(item, rule.name, _MISSING) for item in gt_list]
+            pred_values = [getattr(item, rule.name, _MISSING) for item in pred_list]
             raw = _inner_lists(rule, gt_list, gt_values, pred_values)
             if raw is None:
                 return None
@@ -504,8 +510,8 @@ def _nested_scores(
     every pair of `gt_list` and `pred_list` objects; the scores are 0.0 where a side holds none (None). None when a
     value is not an object of the field's class (text, a dict or another class set without validation) or the class
     has no plan now."""
-    gt = [getattr(item, rule.name) for item in gt_list]
-    pred = [getattr(item, rule.name) for item in pred_list]
+    gt = [getattr(item, rule.name, _MISSING) for item in gt_list]
+    pred = [getattr(item, rule.name, _MISSING) for item in pred_list]
     plan = object_plan_for(rule.cls)
     if isinstance(plan, str) or not all(v is None or type(v) is rule.cls for v in (*gt, *pred)):
         return None
@@ -551,7 +557,9 @@ def _object_scores(
     absent_pred: list[np.ndarray] = []
     for rule in plan.fields:
         if isinstance(rule, ValuesRule):
-            lists = _value_lists([getattr(o, rule.name) for o in gt], [getattr(o, rule.name) for o in pred])
+            lists = _value_lists(
+                [getattr(o, rule.name, _MISSING) for o in gt], [getattr(o, rule.name, _MISSING) for o in pred]
+            )
             if lists is None:
                 return None
             gt_lists, pred_lists = lists
@@ -565,7 +573,8 @@ def _object_scores(
             gt_absent = np.array([not v for v in gt_lists], dtype=bool)
             pred_absent = np.array([not v for v in pred_lists], dtype=bool)
         elif isinstance(rule, ObjectsRule):
-            gt_values, pred_values = [getattr(o, rule.name) for o in gt], [getattr(o, rule.name) for o in pred]
+            gt_values = [getattr(o, rule.name, _MISSING) for o in gt]
+            pred_values = [getattr(o, rule.name, _MISSING) for o in pred]
             matched = _inner_lists(rule, gt, gt_values, pred_values)
             if matched is None:
                 return None
@@ -695,10 +704,12 @@ class ElementColumns:
         self.null_gt: list[np.ndarray] = []
         self.null_pred: list[np.ndarray] = []
         for rule in plan.fields:
-            gt = [getattr(item, rule.name) for item in gt_list]
-            pred = [getattr(item, rule.name) for item in pred_list]
+            gt = [getattr(item, rule.name, _MISSING) for item in gt_list]
+            pred = [getattr(item, rule.name, _MISSING) for item in pred_list]
             if not all(v is None or type(v) in SCALARS for v in (*gt, *pred)):
-                self.reason = f"field {rule.name!r} holds a value that is not a scalar"
+                missing = any(v is _MISSING for v in (*gt, *pred))
+                what = "is missing from an element" if missing else "holds a value that is not a scalar"
+                self.reason = f"field {rule.name!r} {what}"
                 return
             self.absent_gt.append(np.array([v is None or v == "" for v in gt], dtype=bool))
             self.absent_pred.append(np.array([v is None or v == "" for v in pred], dtype=bool))
