@@ -691,7 +691,8 @@ class ElementColumns:
       each matched pair's fields for the confusion matrix.
 
     Raises:
-        TypeError: Never; `supported` is False (with `reason`) when a value is not a scalar.
+        TypeError: Never; `supported` is False (with `reason`) when a value is not a scalar or an element lacks
+            a field (set without validation).
     """
 
     def __init__(self, plan: ElementPlan, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> None:
