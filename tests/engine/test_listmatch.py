@@ -294,6 +294,13 @@ def assert_paired_similarities(gt: Any, pred: Any, field: str = "items") -> None
                     assert (type(handed), handed) == (type(engine), engine), (name, i, j)
 
 
+def assert_pairs_as_the_engine(gt: Any, pred: Any, field: str = "lines") -> None:
+    """Stock `compare_with`'s result both ways, `field` paired, and the pair similarities `compare`'s, bit for bit."""
+    assert_paired_as_the_engine(gt, pred, field)
+    if getattr(gt, field) and getattr(pred, field):
+        assert_paired_similarities(gt, pred, field)
+
+
 class TestPairedLists:
     """Elements with nested objects: the assignment reads vectorised similarities, the engine compares each pair."""
 
@@ -544,9 +551,7 @@ class TestNestedComparesHandedOn:
         lines = data.draw(st.lists(st.fixed_dictionaries(TAXED), max_size=6))
         gt = TaxLedger.from_json({"lines": lines})
         pred = TaxLedger.from_json({"lines": prediction_list(data, lines, TAXED)})
-        assert_paired_as_the_engine(gt, pred, "lines")
-        if gt.lines and pred.lines:
-            assert_paired_similarities(gt, pred, "lines")
+        assert_pairs_as_the_engine(gt, pred, "lines")
 
     def test_the_engine_does_not_compute_them_again(self, monkeypatch):
         rates = [{"kind": "vat", "rate": 0.2}, {"kind": "gst", "rate": 0.05}]
@@ -657,13 +662,6 @@ class Holders(StructuredModel):
     parts: list[PartHolder] = ComparableField(default=[])
 
 
-def assert_deep_pairs_as_the_engine(gt: Any, pred: Any) -> None:
-    """Stock `compare_with`'s result both ways, `lines` paired, and the pair similarities `compare`'s, bit for bit."""
-    assert_paired_as_the_engine(gt, pred, "lines")
-    if gt.lines and pred.lines:
-        assert_paired_similarities(gt, pred, "lines")
-
-
 class TestDeeplyNestedObjects:
     """Elements whose nested objects hold nested objects (three levels): pairing reads vectorised similarities."""
 
@@ -675,7 +673,7 @@ class TestDeeplyNestedObjects:
         with element_threshold(Point, threshold):
             gt = Shipment.from_json({"lines": lines})
             pred = Shipment.from_json({"lines": predicted})
-            assert_deep_pairs_as_the_engine(gt, pred)
+            assert_pairs_as_the_engine(gt, pred)
 
     @SETTINGS
     @given(data=st.data())
@@ -683,9 +681,7 @@ class TestDeeplyNestedObjects:
         pallets = data.draw(st.lists(st.fixed_dictionaries(PALLET), max_size=5))
         gt = Depot.from_json({"pallets": pallets})
         pred = Depot.from_json({"pallets": prediction_list(data, pallets, PALLET)})
-        assert_paired_as_the_engine(gt, pred, "pallets")
-        if gt.pallets and pred.pallets:
-            assert_paired_similarities(gt, pred, "pallets")
+        assert_pairs_as_the_engine(gt, pred, "pallets")
 
     @SETTINGS
     @given(
@@ -750,9 +746,9 @@ class TestDeeplyNestedObjects:
         pred = Shipment.from_json(
             {"lines": [lines[1], {**lines[0], "part": {"size": {"origin": {"x": 1.5}}, "box": {}}}]}
         )
-        assert_deep_pairs_as_the_engine(gt, pred)  # planned with Point's threshold as it is
+        assert_pairs_as_the_engine(gt, pred)  # planned with Point's threshold as it is
         with element_threshold(Point, 0.3):
-            assert_deep_pairs_as_the_engine(gt, pred)
+            assert_pairs_as_the_engine(gt, pred)
 
     def test_a_class_nesting_itself_pairs_by_the_engine(self):
         class Node(StructuredModel):
