@@ -25,6 +25,19 @@ collection two or three times during it, each walking the whole heap, a third of
 time (`bench/README.md`, "Lists of objects inside elements, lists of values anywhere"). The full
 collection it would have started runs at the first young collection after the block instead, once.
 
+`young_collections_only(freeze=False, hold_middle=True)`, which `evaluate()` uses, also holds the
+middle generation for the block: only the youngest generation is collected. Without it, each
+collection of the middle generation moves what survived it (the comparison's results, alive until
+it ends) to the oldest, and CPython counts every object moved there: once they reach a quarter of
+the oldest generation it starts a full collection, though most of them died (by reference count)
+as soon as the comparison ended. So the full collection the block put off still came, once every
+two or three documents in a loop over 200-line invoices, each walking the whole heap (about 0.1 s
+for 270,000 objects), a fifth of their time. Held, the survivors wait in the middle generation and
+the first collection of it after the block walks only those still alive. Cycles that become
+garbage after outliving a youngest collection wait for that collection too: at most what one
+comparison makes (the peak memory of a 200- and a 1,000-line document's comparison was the same
+either way). Not for long blocks: a whole run would keep such cycles to its end.
+
 Nothing is lost: garbage among the older objects (made before the block, or dropped by other threads
 during it) and cycles that lived long enough to leave the young generations wait for the first full
 collection after the block. An explicit `gc.collect()` inside the block still collects everything
@@ -39,13 +52,13 @@ Edge cases:
   ends: telling the two apart would mean counting the frozen objects, and `gc.get_freeze_count()`
   walks them one by one (18 ms for 300,000, more than a whole `evaluate` of a few runs costs).
 - Thresholds the block's code sets for the young generations are kept; the third is put back as it
-  was before the block.
+  was before the block, and so is the second when the block held it.
 - One block acts at a time: a block inside another, or in another thread while one is open, does
   nothing, and the open one's end undoes everything (deciding, acting and undoing happen under a
   lock, so two threads cannot both act, or put back each other's setting).
 - It is undone also when the block is left by an exception, Ctrl-C or SIGTERM (`_signals`), and
   when one of those arrives while the block starts.
-- A process forked inside the block (a `fork` worker pool) gets the third threshold back at once,
+- A process forked inside the block (a `fork` worker pool) gets the thresholds back at once,
   so a long-lived worker collects as usual, and (when the block froze) everything it inherits is
   frozen in it: its full collections walk only what it makes itself, and never touch (so never
   copy) the parent's pages.
@@ -73,25 +86,28 @@ _lock = threading.Lock()
 _held: int | None = None
 #: Whether the open block that acted froze the heap.
 _froze = False
+#: The second threshold from before the open block, when it held the middle generation; else None.
+_held_middle: int | None = None
 
 
 @contextlib.contextmanager
-def young_collections_only(*, freeze: bool = True) -> Iterator[None]:
+def young_collections_only(*, freeze: bool = True, hold_middle: bool = False) -> Iterator[None]:
     """Inside the block no full collection starts by itself and, with `freeze` (the default), collections
     skip the objects that existed before it; see the module docstring (its edge cases: nested blocks,
-    threads, forks). `freeze=False` leaves frozen objects alone and never counts them."""
-    global _held, _froze
+    threads, forks). `freeze=False` leaves frozen objects alone and never counts them. `hold_middle`
+    (default False) also holds the middle generation, for a block as short as one comparison."""
+    global _held, _froze, _held_middle
     mine = False
     try:
         with _lock:
             # (`get_freeze_count` is asked only when freezing, and with nothing frozen it counts at once)
             if _held is None and gc.isenabled() and not (freeze and gc.get_freeze_count()):
                 mine = True  # first: an interrupt from here on is undone below, whatever was done
-                _held, _froze = gc.get_threshold()[2], freeze
+                first, second, _held = gc.get_threshold()
+                _froze, _held_middle = freeze, second if hold_middle else None
                 if freeze:
                     gc.freeze()
-                first, second, _ = gc.get_threshold()
-                gc.set_threshold(first, second, _OUT_OF_REACH)
+                gc.set_threshold(first, _OUT_OF_REACH if hold_middle else second, _OUT_OF_REACH)
         yield
     finally:
         if mine:
@@ -100,21 +116,22 @@ def young_collections_only(*, freeze: bool = True) -> Iterator[None]:
 
 
 def _put_back(*, unfreeze: bool) -> None:
-    """The third threshold as it was (the young ones as they are now), then unfreeze; call with `_lock` held."""
-    global _held, _froze
+    """The third threshold as it was, and the second when the block held it (the first as it is now), then
+    unfreeze; call with `_lock` held."""
+    global _held, _froze, _held_middle
     try:
         if _held is not None:
             first, second, _ = gc.get_threshold()
-            gc.set_threshold(first, second, _held)
+            gc.set_threshold(first, second if _held_middle is None else _held_middle, _held)
     finally:
-        _held, _froze = None, False
+        _held, _froze, _held_middle = None, False, None
         if unfreeze:
             gc.unfreeze()
 
 
 def _after_fork_in_child() -> None:
-    """A child forked inside a block: a fresh lock (another thread may have held the parent's), the third
-    threshold back, and everything it inherited frozen, so that its full collections walk only what it
+    """A child forked inside a block: a fresh lock (another thread may have held the parent's), the
+    thresholds back, and everything it inherited frozen, so that its full collections walk only what it
     makes (a walk of the parent's objects would take time and touch, so copy, their pages)."""
     global _lock
     _lock = threading.Lock()

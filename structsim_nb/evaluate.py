@@ -446,8 +446,9 @@ class StructuredOutputSimilarity(_UpstreamSimilarity):  # type: ignore[misc]
         """
         token = _READING.set(_Reading())
         try:
-            # The comparison's results live until it ends: no full collection walks the heap for them (`_heap`).
-            with young_collections_only(freeze=False):
+            # The comparison's results live until it ends: no full collection walks the heap for them, and none
+            # moves to the oldest generation, where moving counts toward the next full collection (`_heap`).
+            with young_collections_only(freeze=False, hold_middle=True):
                 rows: list[EvaluationOutput] = super().evaluate(evaluation_case)
             reading = _READING.get() or _Reading()
         finally:
