@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -34,6 +34,7 @@ __all__ = [
     "ElementColumns",
     "ElementPlan",
     "FieldRule",
+    "InnerColumns",
     "NestedPlan",
     "NestedRule",
     "ObjectsRule",
@@ -449,6 +450,7 @@ def pairing_similarity(
     gt_list: Sequence[Any],
     pred_list: Sequence[Any],
     compares: dict[str, np.ndarray] | None = None,
+    inner: InnerColumns | None = None,
 ) -> np.ndarray | None:
     """`gt.compare(pred)` (stickler's pair similarity, which its assignment reads) for every pair, or None.
 
@@ -464,6 +466,11 @@ def pairing_similarity(
     `compares`, when given (default None), receives each nested object field's name with the nested objects'
     own `compare` for every pair of elements (0.0 where a side holds none): the engine reads it when it
     compares a matched pair, and the matrix already holds its double. Left incomplete when the result is None.
+
+    `inner`, when given (default None), records where each list of flat objects (an `ElementPlan` class) read at
+    any depth sits in the `ElementColumns` built over all of them: a matched pair's comparison matches its own
+    two lists from a slice of those columns (`InnerColumns.view`) instead of building them again. What it
+    records stays right when the result is None: each entry is its pair's own.
     """
     shape = (len(gt_list), len(pred_list))
     weights: list[float] = []
@@ -474,7 +481,7 @@ def pairing_similarity(
         if isinstance(rule, (ValuesRule, ObjectsRule)):
             gt_values = [getattr(item, rule.name, _MISSING) for item in gt_list]
             pred_values = [getattr(item, rule.name, _MISSING) for item in pred_list]
-            raw = _inner_lists(rule, gt_list, gt_values, pred_values)
+            raw = _inner_lists(rule, gt_list, gt_values, pred_values, inner)
             if raw is None:
                 return None
             raws.append(raw)
@@ -491,7 +498,7 @@ def pairing_similarity(
             absent_pred += columns.absent_pred
             weights.append(rule.weight)
             continue
-        nested = _nested_scores(rule, gt_list, pred_list)
+        nested = _nested_scores(rule, gt_list, pred_list, inner)
         if nested is None:
             return None
         if compares is not None:
@@ -504,7 +511,7 @@ def pairing_similarity(
 
 
 def _nested_scores(
-    rule: NestedRule, gt_list: Sequence[Any], pred_list: Sequence[Any]
+    rule: NestedRule, gt_list: Sequence[Any], pred_list: Sequence[Any], inner: InnerColumns | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """`(compare, compare_with overall score, gt absent, pred absent)` of the nested objects in field `rule.name` of
     every pair of `gt_list` and `pred_list` objects; the scores are 0.0 where a side holds none (None). None when a
@@ -520,7 +527,7 @@ def _nested_scores(
     compared, overall = np.zeros((len(gt), len(pred))), np.zeros((len(gt), len(pred)))
     rows, cols = np.flatnonzero(~gt_absent), np.flatnonzero(~pred_absent)
     if rows.size and cols.size:
-        found = _object_scores(plan, [gt[i] for i in rows], [pred[j] for j in cols])
+        found = _object_scores(plan, [gt[i] for i in rows], [pred[j] for j in cols], inner)
         if found is None:
             return None
         compared[np.ix_(rows, cols)], overall[np.ix_(rows, cols)] = found
@@ -528,7 +535,7 @@ def _nested_scores(
 
 
 def _object_scores(
-    plan: ElementPlan | NestedPlan, gt: Sequence[Any], pred: Sequence[Any]
+    plan: ElementPlan | NestedPlan, gt: Sequence[Any], pred: Sequence[Any], inner: InnerColumns | None = None
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """`(a.compare(b), a.compare_with(b)["overall_score"])` for every pair of objects, or None when a value is not
     what the plan reads.
@@ -541,15 +548,12 @@ def _object_scores(
     applied to each matched pair in `compare_with` (`ValuesRule`); a list of objects scores its matching
     (`innerlists.objects_similarity` over these same scores of its items, one level down), the same in both
     (`ObjectsRule`). Both add the fields in the engine's order, so every entry is the engine's double.
+    `inner`: as `pairing_similarity`'s.
     """
     a, b = len(gt), len(pred)
     if isinstance(plan, ElementPlan):
         columns = ElementColumns(plan, gt, pred)
-        if not columns.supported:
-            return None
-        return columns.similarity(), columns.pair_scores(np.repeat(np.arange(a), b), np.tile(np.arange(b), a)).reshape(
-            a, b
-        )
+        return _element_scores(columns) if columns.supported else None
     weights: list[float] = []
     raws: list[np.ndarray] = []
     kept: list[np.ndarray] = []
@@ -575,7 +579,7 @@ def _object_scores(
         elif isinstance(rule, ObjectsRule):
             gt_values = [getattr(o, rule.name, _MISSING) for o in gt]
             pred_values = [getattr(o, rule.name, _MISSING) for o in pred]
-            matched = _inner_lists(rule, gt, gt_values, pred_values)
+            matched = _inner_lists(rule, gt, gt_values, pred_values, inner)
             if matched is None:
                 return None
             raw = matched
@@ -590,7 +594,7 @@ def _object_scores(
                 raw, scored = columns.raw[0], columns.raw[0]
                 gt_absent, pred_absent = columns.absent_gt[0], columns.absent_pred[0]
             else:
-                nested = _nested_scores(rule, gt, pred)
+                nested = _nested_scores(rule, gt, pred, inner)
                 if nested is None:
                     return None
                 scored, raw, gt_absent, pred_absent = nested
@@ -624,10 +628,15 @@ def _value_lists(gt_values: Sequence[Any], pred_values: Sequence[Any]) -> tuple[
 
 
 def _inner_lists(
-    rule: ValuesRule | ObjectsRule, gt_items: Sequence[Any], gt_values: list[Any], pred_values: list[Any]
+    rule: ValuesRule | ObjectsRule,
+    gt_items: Sequence[Any],
+    gt_values: list[Any],
+    pred_values: list[Any],
+    inner: InnerColumns | None = None,
 ) -> np.ndarray | None:
     """The list field's `compare_field_raw` for every element pair (`innerlists`), or None when a list holds
-    something else than the rule reads (plain values; objects of the planned class) and the engine pairs it."""
+    something else than the rule reads (plain values; objects of the planned class) and the engine pairs it.
+    `inner`: as `pairing_similarity`'s."""
     if isinstance(rule, ValuesRule):
         value_lists = _value_lists(gt_values, pred_values)
         return None if value_lists is None else values_similarity(rule.comparator, rule.name, gt_items, *value_lists)
@@ -642,10 +651,25 @@ def _inner_lists(
     flat_pred = [x for v in pred_lists for x in v]
     if not flat_gt or not flat_pred:
         return np.zeros((len(gt_lists), len(pred_lists)))
-    found = _object_scores(plan, flat_gt, flat_pred)
+    if isinstance(plan, ElementPlan):
+        columns = ElementColumns(plan, flat_gt, flat_pred)
+        if not columns.supported:
+            return None
+        found: tuple[np.ndarray, np.ndarray] | None = _element_scores(columns)
+        if inner is not None:
+            inner.record(columns, gt_values, pred_values)
+    else:
+        found = _object_scores(plan, flat_gt, flat_pred, inner)
     if found is None:
         return None
     return objects_similarity(found[0], found[1], rule.name, gt_items, gt_lists, pred_lists)
+
+
+def _element_scores(columns: ElementColumns) -> tuple[np.ndarray, np.ndarray]:
+    """`(compare, compare_with overall score)` of every pair of the columns' objects (see `_object_scores`)."""
+    a, b = columns.shape
+    pairs = columns.pair_scores(np.repeat(np.arange(a), b), np.tile(np.arange(b), a))
+    return columns.similarity(), pairs.reshape(a, b)
 
 
 def _weighted_mean(
@@ -676,6 +700,45 @@ def _weighted_mean(
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = total / np.where(weight > 0, weight, 1.0)
     return np.where(weight > 0, mean, np.where(compared, 0.0, 1.0))
+
+
+@dataclass
+class InnerColumns:
+    """Where each list of flat objects read by `pairing_similarity` sits in the `ElementColumns` built over them all.
+
+    The pairing pass of a list whose elements hold lists of objects (a line item's tax lines) builds one
+    `ElementColumns` over every such object of each side. When the engine then compares a matched pair of
+    elements, it matches that pair's two lists again; `view` gives it their slice of those columns instead of
+    new ones (the same entries: each is one pair's or one object's own). Lists are known by identity, per side
+    (one object may stand on both), for the length of one comparison, while the documents hold them.
+    """
+
+    #: id(list) -> (the columns, where the list's objects start in them, where they end), per side.
+    gt: dict[int, tuple[ElementColumns, int, int]] = field(default_factory=dict)
+    pred: dict[int, tuple[ElementColumns, int, int]] = field(default_factory=dict)
+
+    def record(self, columns: ElementColumns, gt_values: Sequence[Any], pred_values: Sequence[Any]) -> None:
+        """Note where each non-empty list of `gt_values` and `pred_values` sits in `columns`, built over their
+        objects in order (an empty list or None holds none)."""
+        for values, known in ((gt_values, self.gt), (pred_values, self.pred)):
+            start = 0
+            for value in values:
+                if value:
+                    known[id(value)] = (columns, start, start + len(value))
+                    start += len(value)
+
+    def view(self, gt_list: Sequence[Any], pred_list: Sequence[Any], plan: ElementPlan) -> ElementColumns | None:
+        """The columns of these two lists cut from what the pairing pass built, when it read both with `plan`
+        into the same columns; else None (build them)."""
+        found_gt, found_pred = self.gt.get(id(gt_list)), self.pred.get(id(pred_list))
+        if found_gt is None or found_pred is None:
+            return None
+        (columns, gt_start, gt_end), (other, pred_start, pred_end) = found_gt, found_pred
+        if columns is not other or columns.plan is not plan:
+            return None
+        if gt_end - gt_start != len(gt_list) or pred_end - pred_start != len(pred_list):
+            return None  # (a list that changed length since: never in one comparison, but never read wrong)
+        return columns.sliced(slice(gt_start, gt_end), slice(pred_start, pred_end))
 
 
 class ElementColumns:
@@ -728,6 +791,20 @@ class ElementColumns:
     def supported(self) -> bool:
         """Whether every value could be read (else `reason` says which field stopped it)."""
         return self.reason is None
+
+    def sliced(self, rows: slice, cols: slice) -> ElementColumns:
+        """These columns for the ground-truth elements `rows` and the predicted elements `cols` (contiguous ranges,
+        within `shape`): what `ElementColumns` of those elements holds, entry for entry, since every entry is one
+        pair's or one element's own. Views of these arrays, not copies; `supported` columns only."""
+        view = object.__new__(ElementColumns)
+        view.plan, view.reason = self.plan, None
+        view.shape = (len(range(self.shape[0])[rows]), len(range(self.shape[1])[cols]))
+        view.raw = [raw[rows, cols] for raw in self.raw]
+        view.absent_gt = [absent[rows] for absent in self.absent_gt]
+        view.absent_pred = [absent[cols] for absent in self.absent_pred]
+        view.null_gt = [null[rows] for null in self.null_gt]
+        view.null_pred = [null[cols] for null in self.null_pred]
+        return view
 
     def similarity(self) -> np.ndarray:
         """`StructuredModel.compare` for every pair: the weighted mean of raw field scores.

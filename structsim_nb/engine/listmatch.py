@@ -14,6 +14,9 @@ with three of its parts swapped for subclasses, through the seams the engine its
   read off the same matrices;
 - a list of one element a side has no assignment to make: the engine scores its pair directly
   (faster than building the matrices for one pair);
+- the two inner lists of a matched pair of paired elements (a line item's tax lines) are matched
+  from a slice of the columns the pairing pass built over every such list (`fastmatch.InnerColumns`),
+  not from new ones;
 - a field holding a list of plain values is matched on a vectorised matrix with the engine's
   solver (`_ValueListComparator`; stickler calls its comparator once per pair of values), and
   so is its documenting matching (`listrecords`);
@@ -502,7 +505,7 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         plan = pairing_plan_for(cls)
         if not isinstance(plan, PairingPlan):
             return None
-        similarity = pairing_similarity(plan, gt_list, pred_list, compares=self._nested)
+        similarity = pairing_similarity(plan, gt_list, pred_list, compares=self._nested, inner=self._context.inner)
         if similarity is None:
             self._nested = {}
         return similarity
@@ -521,6 +524,10 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         plan = plan_for(cls)
         if not isinstance(plan, ElementPlan):
             return None
+        # The two lists of a matched pair of paired elements: cut from the columns the pairing pass built.
+        view = self._context.inner.view(gt_list, pred_list, plan)
+        if view is not None:
+            return view
         columns = ElementColumns(plan, gt_list, pred_list)
         if not columns.supported:
             logger.debug("path=<%s>, reason=<%s> | engine path for this list", self._path, columns.reason)

@@ -24,7 +24,7 @@ from stickler.structured_object_evaluator.models.non_matches_helper import NonMa
 from stickler.structured_object_evaluator.models.structured_model import StructuredModel
 
 from .assignment import assigned_pairs
-from .fastmatch import ElementColumns
+from .fastmatch import ElementColumns, InnerColumns
 from .pairwise import SCALARS
 
 __all__ = ["MatchContext", "MatchPaths", "PairRecords", "RecordCollector", "RecordHelper"]
@@ -49,6 +49,9 @@ class MatchContext:
     #: (id(gt object), id(pred object)) -> `gt.compare(pred)` of a nested object pair inside a matched pair of list
     #: elements, read off the pairing matrix (`fastmatch.pairing_similarity`); taken once by the pair's comparison.
     compares: dict[tuple[int, int], float] = field(default_factory=dict)
+    #: Where each list of flat objects the pairing passes read sits in the columns they built: a matched pair's
+    #: comparison cuts its own two lists' columns from them (`fastmatch.InnerColumns`).
+    inner: InnerColumns = field(default_factory=InnerColumns)
 
 
 def _field_non_matches(

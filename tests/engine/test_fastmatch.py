@@ -34,7 +34,7 @@ from stickler.structured_object_evaluator.models.structured_model import Structu
 
 from structsim_nb.engine import assignment, pairwise
 from structsim_nb.engine.assignment import assign
-from structsim_nb.engine.fastmatch import ElementColumns, ElementPlan, plan_for
+from structsim_nb.engine.fastmatch import ElementColumns, ElementPlan, InnerColumns, plan_for
 from structsim_nb.engine.pairwise import VECTORISERS, scalar_similarity
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -369,3 +369,75 @@ class TestColumnsAgainstEngine:
         scores = columns.pair_scores(rows.ravel(), cols.ravel())
         want_scores = [g.compare_with(p)["overall_score"] for g in gt_items for p in pred_items]
         assert_identical(want_scores, scores.tolist())
+
+
+def _columns_equal(got: ElementColumns, want: ElementColumns) -> None:
+    """Every array the columns hold, and what they score, bit for bit."""
+    assert got.shape == want.shape and got.plan is want.plan and got.supported
+    for name in ("raw", "absent_gt", "absent_pred", "null_gt", "null_pred"):
+        for mine, theirs in zip(getattr(got, name), getattr(want, name), strict=True):
+            assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs), name
+    assert np.array_equal(got.similarity(), want.similarity())
+    rows, cols = np.meshgrid(np.arange(want.shape[0]), np.arange(want.shape[1]), indexing="ij")
+    assert_identical(
+        want.pair_scores(rows.ravel(), cols.ravel()).tolist(), got.pair_scores(rows.ravel(), cols.ravel()).tolist()
+    )
+    assert got.flagged(rows.ravel(), cols.ravel()) == want.flagged(rows.ravel(), cols.ravel())
+    assert got.field_counts(rows.ravel(), cols.ravel()) == want.field_counts(rows.ravel(), cols.ravel())
+
+
+ITEM_FIELDS = {"sku": TEXT, "description": TEXT, "quantity": INTS, "unit_price": FLOATS, "gift": FLAGS}
+
+
+class TestSlicedColumns:
+    """A matched pair's inner lists are cut from the columns the pairing pass built over every inner list: the cut
+    must hold what new columns of those two lists hold."""
+
+    @SETTINGS
+    @given(data=st.data())
+    def test_a_slice_holds_what_new_columns_hold(self, data):
+        cls = element("items")
+        plan = plan_for(cls)
+        assert isinstance(plan, ElementPlan)
+        gt = [
+            cls.from_json(item)
+            for item in data.draw(st.lists(st.fixed_dictionaries(ITEM_FIELDS), min_size=1, max_size=7))
+        ]
+        pred = [
+            cls.from_json(item)
+            for item in data.draw(st.lists(st.fixed_dictionaries(ITEM_FIELDS), min_size=1, max_size=7))
+        ]
+        a0 = data.draw(st.integers(0, len(gt) - 1))
+        a1 = data.draw(st.integers(a0 + 1, len(gt)))
+        b0 = data.draw(st.integers(0, len(pred) - 1))
+        b1 = data.draw(st.integers(b0 + 1, len(pred)))
+        whole = ElementColumns(plan, gt, pred)
+        _columns_equal(whole.sliced(slice(a0, a1), slice(b0, b1)), ElementColumns(plan, gt[a0:a1], pred[b0:b1]))
+
+    def test_the_view_is_each_lists_slice_and_only_theirs(self):
+        cls = element("items")
+        plan = plan_for(cls)
+        assert isinstance(plan, ElementPlan)
+        make = [cls.from_json({"sku": f"S{i}", "quantity": i}) for i in range(7)]
+        gt_lists = [make[0:2], None, [], make[2:5]]
+        pred_lists = [make[4:7], make[1:2]]
+        flat_gt = [x for v in gt_lists for x in v or ()]
+        flat_pred = [x for v in pred_lists for x in v or ()]
+        columns = ElementColumns(plan, flat_gt, flat_pred)
+        inner = InnerColumns()
+        inner.record(columns, gt_lists, pred_lists)
+        for g in (gt_lists[0], gt_lists[3]):
+            for p in pred_lists:
+                view = inner.view(g, p, plan)
+                assert view is not None
+                _columns_equal(view, ElementColumns(plan, g, p))
+        assert inner.view(make[0:2], pred_lists[0], plan) is None  # an equal list, but not one the pass read
+        assert inner.view(gt_lists[0], gt_lists[0], plan) is None  # a ground-truth list is not a predicted one
+        other = InnerColumns()
+        other.record(ElementColumns(plan, flat_gt, flat_pred), gt_lists, [])
+        inner.gt.update(other.gt)  # the ground-truth lists now point at other columns than the predicted ones
+        assert inner.view(gt_lists[0], pred_lists[0], plan) is None
+        inner.gt.update({id(gt_lists[0]): (columns, 0, 2)})
+        assert inner.view(gt_lists[0], pred_lists[0], ElementPlan(plan.fields)) is None  # another plan
+        gt_lists[0].append(make[6])  # (grown since it was read)
+        assert inner.view(gt_lists[0], pred_lists[0], plan) is None

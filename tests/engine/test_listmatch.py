@@ -576,6 +576,32 @@ class TestNestedComparesHandedOn:
         assert_identical(want, got)
         assert any(type(v) is np.float64 for v in _values(got))  # (two notes a side: the engine's numpy float)
 
+    def test_a_matched_pairs_inner_lists_are_cut_from_the_pairing_columns(self, monkeypatch):
+        """The pairing pass built columns over every line's rates; a matched pair's two rate lists are a slice of
+        them: no new columns, and the engine's result."""
+        from structsim_nb.engine import listmatch
+
+        rates = [{"kind": "vat", "rate": 0.2}, {"kind": "gst", "rate": 0.05}, {"kind": "pst", "rate": 0.07}]
+        lines = [{"sku": f"S{i}", "tax": {"total": float(i), "rates": rates[i % 2 : 2 + i % 2]}} for i in range(6)]
+        gt = TaxLedger.from_json({"lines": lines})
+        pred = TaxLedger.from_json(
+            {"lines": [{**line, "tax": {**line["tax"], "rates": line["tax"]["rates"][::-1]}} for line in lines[::-1]]}
+        )
+        want = stock(gt, pred)
+        built: list[int] = []
+        original = listmatch.ElementColumns
+
+        def counted(plan: Any, gt_list: Any, pred_list: Any) -> Any:
+            built.append(len(gt_list))
+            return original(plan, gt_list, pred_list)
+
+        monkeypatch.setattr(listmatch, "ElementColumns", counted)
+        got, paths = compare(gt, pred, document_non_matches=True)
+        monkeypatch.undo()
+        assert paths["lines"] == {"paired"} and paths["lines.tax.rates"] == {"vectorised"}
+        assert built == []
+        assert_identical(want, got)
+
     def test_a_class_whose_type_is_not_worked_out_is_computed_by_the_engine(self):
         part = Part.from_json({"size": {"width": 1.0, "pins": [{"x": 1.0}]}, "box": {"unit": "cm"}})
         assert fastmatch.compare_as_the_engine(0.5, part, part) is None
