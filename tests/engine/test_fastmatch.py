@@ -369,6 +369,7 @@ class TestColumnsAgainstEngine:
         scores = columns.pair_scores(rows.ravel(), cols.ravel())
         want_scores = [g.compare_with(p)["overall_score"] for g in gt_items for p in pred_items]
         assert_identical(want_scores, scores.tolist())
+        assert_identical(want_scores, columns.every_pair_score().ravel().tolist())
 
 
 def _columns_equal(got: ElementColumns, want: ElementColumns) -> None:
@@ -382,6 +383,7 @@ def _columns_equal(got: ElementColumns, want: ElementColumns) -> None:
     assert_identical(
         want.pair_scores(rows.ravel(), cols.ravel()).tolist(), got.pair_scores(rows.ravel(), cols.ravel()).tolist()
     )
+    assert_identical(want.every_pair_score().tolist(), got.every_pair_score().tolist())
     assert got.flagged(rows.ravel(), cols.ravel()) == want.flagged(rows.ravel(), cols.ravel())
     assert got.field_counts(rows.ravel(), cols.ravel()) == want.field_counts(rows.ravel(), cols.ravel())
 
