@@ -234,6 +234,50 @@ def test_an_interrupt_while_the_block_starts_is_undone(monkeypatch, where: str, 
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
 
 
+@pytest.mark.parametrize("hold_middle", [False, True])
+@pytest.mark.parametrize("where", ["get_threshold", "set_threshold", "unfreeze"])
+def test_an_interrupt_while_the_block_is_undone_is_raised_once_it_is_undone(monkeypatch, where, hold_middle) -> None:
+    """Ctrl-C landing in the undo (right after one of its steps took effect) used to leave the thresholds held for
+    the rest of the process: the undo is finished, then the interrupt raised."""
+    gc.unfreeze()
+    before = gc.get_threshold()
+    real = getattr(gc, where)
+    state = {"ending": False, "raised": 0}
+
+    def interrupted(*args):
+        result = real(*args)
+        if state["ending"] and not state["raised"]:
+            state["raised"] += 1
+            raise KeyboardInterrupt
+        return result
+
+    monkeypatch.setattr(gc, where, interrupted)
+    with pytest.raises(KeyboardInterrupt), young_collections_only(hold_middle=hold_middle):
+        state["ending"] = True  # from here on, only the undo runs
+    monkeypatch.undo()
+    assert state["raised"] == 1
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    assert _heap._held is None and _heap._held_middle is None
+
+
+def test_an_undo_that_keeps_failing_raises_instead_of_trying_for_ever(monkeypatch) -> None:
+    gc.unfreeze()
+    calls: list[tuple] = []
+    real = gc.set_threshold
+    ending = {"now": False}
+
+    def failing(*args):
+        if ending["now"]:
+            calls.append(args)
+            raise RuntimeError("set_threshold failed")
+        return real(*args)
+
+    monkeypatch.setattr(gc, "set_threshold", failing)
+    with pytest.raises(RuntimeError, match="set_threshold failed"), young_collections_only(freeze=False):
+        ending["now"] = True
+    assert len(calls) == _heap._UNDO_ATTEMPTS and _heap._held is None and _heap._held_middle is None
+
+
 def test_a_block_inside_a_block_does_nothing_and_the_outer_end_undoes_all() -> None:
     gc.unfreeze()
     before = gc.get_threshold()
