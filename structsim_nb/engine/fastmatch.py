@@ -708,7 +708,8 @@ class InnerColumns:
     `ElementColumns` over every such object of each side. When the engine then compares a matched pair of
     elements, it matches that pair's two lists again; `view` gives it their slice of those columns instead of
     new ones (the same entries: each is one pair's or one object's own). Lists are known by identity, per side
-    (one object may stand on both), for the length of one comparison, while the documents hold them.
+    (one object may stand on both), for as long as the list whose pairing pass recorded them is being compared
+    (`listmatch` keeps one per pass, and drops it with the pass's columns when that list is done).
     """
 
     #: id(list) -> (the columns, where the list's objects start in them, where they end), per side.
@@ -793,16 +794,17 @@ class ElementColumns:
     def sliced(self, rows: slice, cols: slice) -> ElementColumns:
         """These columns for the ground-truth elements `rows` and the predicted elements `cols` (contiguous ranges,
         within `shape`): what `ElementColumns` of those elements holds, entry for entry, since every entry is one
-        pair's or one element's own. Views of these arrays, not copies; `supported` columns only."""
-        view = object.__new__(ElementColumns)
-        view.plan, view.reason = self.plan, None
-        view.shape = (len(range(self.shape[0])[rows]), len(range(self.shape[1])[cols]))
-        view.raw = [raw[rows, cols] for raw in self.raw]
-        view.absent_gt = [absent[rows] for absent in self.absent_gt]
-        view.absent_pred = [absent[cols] for absent in self.absent_pred]
-        view.null_gt = [null[rows] for null in self.null_gt]
-        view.null_pred = [null[cols] for null in self.null_pred]
-        return view
+        pair's or one element's own. Copies, so that keeping the slice (for a pair's non-match records) does not
+        keep these columns; `supported` columns only."""
+        cut = object.__new__(ElementColumns)
+        cut.plan, cut.reason = self.plan, None
+        cut.shape = (len(range(self.shape[0])[rows]), len(range(self.shape[1])[cols]))
+        cut.raw = [raw[rows, cols].copy() for raw in self.raw]
+        cut.absent_gt = [absent[rows].copy() for absent in self.absent_gt]
+        cut.absent_pred = [absent[cols].copy() for absent in self.absent_pred]
+        cut.null_gt = [null[rows].copy() for null in self.null_gt]
+        cut.null_pred = [null[cols].copy() for null in self.null_pred]
+        return cut
 
     def similarity(self) -> np.ndarray:
         """`StructuredModel.compare` for every pair: the weighted mean of raw field scores.

@@ -61,6 +61,7 @@ from .assignment import assigned_pairs
 from .fastmatch import (
     ElementColumns,
     ElementPlan,
+    InnerColumns,
     PairingPlan,
     class_cached,
     compare_as_the_engine,
@@ -476,7 +477,7 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
     def compare_struct_list_with_scores(
         self, gt_list: list[StructuredModel], pred_list: list[StructuredModel], field_name: str
     ) -> dict[str, Any]:
-        saved = self._columns, self._pairing, self._compared, self._path, self._nested
+        saved = self._columns, self._pairing, self._compared, self._path, self._nested, self._context.inner
         self._compared, self._nested = {}, {}
         self._path = self._prefix + field_name
         # One element a side: no assignment to make, and the engine scores the one pair directly in less time than
@@ -492,7 +493,7 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         try:
             result: dict[str, Any] = super().compare_struct_list_with_scores(gt_list, pred_list, field_name)
         finally:
-            self._columns, self._pairing, self._compared, self._path, self._nested = saved
+            self._columns, self._pairing, self._compared, self._path, self._nested, self._context.inner = saved
         return result
 
     def _paired(self, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> np.ndarray | None:
@@ -505,9 +506,14 @@ class _ListComparator(StructuredListComparator):  # type: ignore[misc]
         plan = pairing_plan_for(cls)
         if not isinstance(plan, PairingPlan):
             return None
-        similarity = pairing_similarity(plan, gt_list, pred_list, compares=self._nested, inner=self._context.inner)
+        # The inner lists this pass reads, for its matched pairs' comparisons: dropped with its columns when this
+        # list is done (`compare_struct_list_with_scores` puts the outer pass's back).
+        inner = InnerColumns()
+        similarity = pairing_similarity(plan, gt_list, pred_list, compares=self._nested, inner=inner)
         if similarity is None:
             self._nested = {}
+        else:
+            self._context.inner = inner
         return similarity
 
     def _element_class(self, gt_list: Sequence[Any], pred_list: Sequence[Any]) -> type | None:

@@ -524,6 +524,11 @@ class TaxLedger(StructuredModel):
     lines: list[Taxed] = ComparableField(default=[])
 
 
+class TwoLedgers(StructuredModel):
+    first: list[Taxed] = ComparableField(default=[])
+    second: list[Taxed] = ComparableField(default=[])
+
+
 RATE_OBJECT = st.fixed_dictionaries(
     {"kind": st.sampled_from([None, "", "vat", "VAT", "gst"]), "rate": st.sampled_from([None, 0.0, 0.05, 0.2])}
 )
@@ -600,6 +605,38 @@ class TestNestedComparesHandedOn:
         monkeypatch.undo()
         assert paths["lines"] == {"paired"} and paths["lines.tax.rates"] == {"vectorised"}
         assert built == []
+        assert_identical(want, got)
+
+    def test_a_pass_lets_go_of_its_columns_when_its_list_is_done(self, monkeypatch):
+        """The columns a pairing pass built over every inner list live as long as that list's comparison, not the
+        document's: a second list field's pass starts with the first one's gone (non-match records included)."""
+        import weakref
+
+        from structsim_nb.engine import listmatch
+
+        rates = [{"kind": "vat", "rate": 0.2}, {"kind": "gst", "rate": 0.05}]
+        lines = [{"sku": f"S{i}", "tax": {"total": float(i), "rates": rates}} for i in range(4)]
+        gt = TwoLedgers.from_json({"first": lines, "second": lines})
+        pred = TwoLedgers.from_json({"first": lines[::-1], "second": lines[::-1]})
+        want = stock(gt, pred)
+        recorded: list[weakref.ref] = []
+        alive_at_each_pass: list[int] = []
+        original_record, original_pairing = fastmatch.InnerColumns.record, listmatch.pairing_similarity
+
+        def record(self: Any, columns: Any, *args: Any) -> None:
+            recorded.extend(weakref.ref(kept) for kept in (columns, *columns.raw))  # (a slice kept must not keep them)
+            original_record(self, columns, *args)
+
+        def pairing(*args: Any, **kwargs: Any) -> Any:
+            alive_at_each_pass.append(sum(ref() is not None for ref in recorded))
+            return original_pairing(*args, **kwargs)
+
+        monkeypatch.setattr(fastmatch.InnerColumns, "record", record)
+        monkeypatch.setattr(listmatch, "pairing_similarity", pairing)
+        got, paths = compare(gt, pred, document_non_matches=True)
+        monkeypatch.undo()
+        assert paths["first"] == paths["second"] == {"paired"}
+        assert recorded and alive_at_each_pass == [0, 0]
         assert_identical(want, got)
 
     def test_a_class_whose_type_is_not_worked_out_is_computed_by_the_engine(self):
