@@ -49,8 +49,9 @@ class MatchContext:
     #: (id(gt object), id(pred object)) -> `gt.compare(pred)` of a nested object pair inside a matched pair of list
     #: elements, read off the pairing matrix (`fastmatch.pairing_similarity`); taken once by the pair's comparison.
     compares: dict[tuple[int, int], float] = field(default_factory=dict)
-    #: Where each list of flat objects the pairing passes read sits in the columns they built: a matched pair's
-    #: comparison cuts its own two lists' columns from them (`fastmatch.InnerColumns`).
+    #: Where each list of flat objects read by the pairing pass of the list now being compared sits in the columns
+    #: that pass built: a matched pair's comparison cuts its own two lists' columns from them (`fastmatch.InnerColumns`;
+    #: `listmatch` puts the enclosing pass's back when that list is done).
     inner: InnerColumns = field(default_factory=InnerColumns)
 
 
