@@ -94,12 +94,12 @@ def test_a_callers_freeze_and_a_disabled_collector_are_left_as_they_are() -> Non
     assert not gc.isenabled() and gc.get_threshold() == before
 
 
-def _full_collections_while(make) -> int:
-    """How many full collections start by themselves while `make()` runs."""
+def _collections_while(make, generation: int) -> int:
+    """How many collections of `generation` start by themselves while `make()` runs."""
     started: list[int] = []
 
     def note(phase: str, info: dict) -> None:
-        if phase == "start" and info["generation"] == 2:
+        if phase == "start" and info["generation"] == generation:
             started.append(1)
 
     gc.callbacks.append(note)
@@ -108,6 +108,11 @@ def _full_collections_while(make) -> int:
     finally:
         gc.callbacks.remove(note)
     return len(started)
+
+
+def _full_collections_while(make) -> int:
+    """How many full collections start by themselves while `make()` runs."""
+    return _collections_while(make, 2)
 
 
 def _long_lived(count: int = 200_000) -> list:
@@ -431,22 +436,6 @@ def test_a_process_forked_inside_a_block_without_freezing_freezes_nothing() -> N
 
 
 # -- hold_middle: the middle generation held too, for a block as short as one document's comparison --------------
-
-
-def _collections_while(make, generation: int) -> int:
-    """How many collections of `generation` start by themselves while `make()` runs."""
-    started: list[int] = []
-
-    def note(phase: str, info: dict) -> None:
-        if phase == "start" and info["generation"] == generation:
-            started.append(1)
-
-    gc.callbacks.append(note)
-    try:
-        make()
-    finally:
-        gc.callbacks.remove(note)
-    return len(started)
 
 
 @needs_a_third_threshold
