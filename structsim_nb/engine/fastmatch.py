@@ -535,7 +535,11 @@ def _nested_scores(
 
 
 def _object_scores(
-    plan: ElementPlan | NestedPlan, gt: Sequence[Any], pred: Sequence[Any], inner: InnerColumns | None = None
+    plan: ElementPlan | NestedPlan,
+    gt: Sequence[Any],
+    pred: Sequence[Any],
+    inner: InnerColumns | None = None,
+    lists: tuple[Sequence[Any], Sequence[Any]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """`(a.compare(b), a.compare_with(b)["overall_score"])` for every pair of objects, or None when a value is not
     what the plan reads.
@@ -548,12 +552,17 @@ def _object_scores(
     applied to each matched pair in `compare_with` (`ValuesRule`); a list of objects scores its matching
     (`innerlists.objects_similarity` over these same scores of its items, one level down), the same in both
     (`ObjectsRule`). Both add the fields in the engine's order, so every entry is the engine's double.
-    `inner`: as `pairing_similarity`'s.
+    `inner`: as `pairing_similarity`'s; `lists`, when `gt` and `pred` are the objects of these lists (each side's,
+    in order), has `inner` record where each list sits in the columns built over them (flat objects only).
     """
     a, b = len(gt), len(pred)
     if isinstance(plan, ElementPlan):
         columns = ElementColumns(plan, gt, pred)
-        return _element_scores(columns) if columns.supported else None
+        if not columns.supported:
+            return None
+        if inner is not None and lists is not None:
+            inner.record(columns, *lists)
+        return columns.similarity(), columns.every_pair_score()
     weights: list[float] = []
     raws: list[np.ndarray] = []
     kept: list[np.ndarray] = []
@@ -603,7 +612,21 @@ def _object_scores(
         absent_gt.append(gt_absent)
         absent_pred.append(pred_absent)
         weights.append(rule.weight)
-    total: np.ndarray = np.zeros((a, b))  # a plain array: see `_weighted_mean`
+    overall = _thresholded_mean((a, b), weights, kept, absent_gt, absent_pred)
+    return _weighted_mean((a, b), weights, raws, absent_gt, absent_pred), overall
+
+
+def _thresholded_mean(
+    shape: tuple[int, int],
+    weights: Sequence[float],
+    kept: Sequence[np.ndarray],
+    absent_gt: Sequence[np.ndarray],
+    absent_pred: Sequence[np.ndarray],
+) -> np.ndarray:
+    """`compare_with(...)["overall_score"]` for every pair: the weighted mean over every field of its score as
+    kept after its threshold (`kept`), 1.0 where the field is blank on both sides and 0.0 where on one. Summed field
+    by field in the engine's order, as `ElementColumns.pair_scores` sums a few pairs."""
+    total: np.ndarray = np.zeros(shape)  # a plain array: see `_weighted_mean`
     weight = 0.0
     for field_weight, score, gt_absent, pred_absent in zip(weights, kept, absent_gt, absent_pred, strict=True):
         applied = np.where(
@@ -613,8 +636,7 @@ def _object_scores(
         )
         total = total + applied * field_weight
         weight += field_weight
-    overall = total / weight if weight > 0 else np.zeros((a, b))
-    return _weighted_mean((a, b), weights, raws, absent_gt, absent_pred), overall
+    return total / weight if weight > 0 else np.zeros(shape)
 
 
 def _value_lists(gt_values: Sequence[Any], pred_values: Sequence[Any]) -> tuple[list[Any], list[Any]] | None:
@@ -651,23 +673,10 @@ def _inner_lists(
     flat_pred = [x for v in pred_lists for x in v]
     if not flat_gt or not flat_pred:
         return np.zeros((len(gt_lists), len(pred_lists)))
-    if isinstance(plan, ElementPlan):
-        columns = ElementColumns(plan, flat_gt, flat_pred)
-        if not columns.supported:
-            return None
-        found: tuple[np.ndarray, np.ndarray] | None = _element_scores(columns)
-        if inner is not None:
-            inner.record(columns, gt_values, pred_values)
-    else:
-        found = _object_scores(plan, flat_gt, flat_pred, inner)
+    found = _object_scores(plan, flat_gt, flat_pred, inner, (gt_values, pred_values))
     if found is None:
         return None
     return objects_similarity(found[0], found[1], rule.name, gt_items, gt_lists, pred_lists)
-
-
-def _element_scores(columns: ElementColumns) -> tuple[np.ndarray, np.ndarray]:
-    """`(compare, compare_with overall score)` of every pair of the columns' objects (see `_object_scores`)."""
-    return columns.similarity(), columns.every_pair_score()
 
 
 def _weighted_mean(
@@ -835,14 +844,12 @@ class ElementColumns:
         """`pair_scores` of every pair, as an n x m matrix: the same doubles, added in the same order, computed on
         the matrices as they are (gathering each field's scores pair by pair took a 1,500 x 1,500 pass of tax
         lines to about eight arrays of 2.25 million entries at once)."""
-        total: np.ndarray = np.zeros(self.shape)  # a plain array: see `similarity`
-        weight = 0.0
-        for rule, raw, gt, pred in zip(self.plan.fields, self.raw, self.absent_gt, self.absent_pred, strict=True):
-            kept = np.where(raw >= rule.threshold, raw, 0.0 if rule.clip else raw)
-            applied = np.where(np.logical_and.outer(gt, pred), 1.0, np.where(np.logical_or.outer(gt, pred), 0.0, kept))
-            total = total + applied * rule.weight
-            weight += rule.weight
-        return total / weight if weight > 0 else np.zeros(self.shape)
+        rules = self.plan.fields
+        kept = [
+            np.where(raw >= rule.threshold, raw, 0.0 if rule.clip else raw)
+            for rule, raw in zip(rules, self.raw, strict=True)
+        ]
+        return _thresholded_mean(self.shape, [rule.weight for rule in rules], kept, self.absent_gt, self.absent_pred)
 
     def flagged(self, gt_index: np.ndarray, pred_index: np.ndarray) -> list[list[int]]:
         """Per pair, the fields that get a non-match record: blank on one side, or below threshold.
