@@ -135,7 +135,7 @@ def runs_page(
     outcomes = pd.DataFrame(
         {
             "status": ["error" if status == "error" else "scored" for status in runs["status"]],
-            "score": runs["score"].fillna(0.0).astype(float).to_numpy(),
+            "score": runs["score"].astype(float).fillna(0.0).to_numpy(),  # (float first: pandas 2 warns on object)
             "test_pass": runs["test_pass"].astype(bool).to_numpy(),
         }
     )

@@ -187,7 +187,8 @@ class TestHostileInput:
 
     def test_lone_surrogates_in_names_and_fields_end_no_run(self, tmp_path: Path) -> None:
         # A file name that is not UTF-8, or a model holding a "\ud800" escape, reached the page's frames, which
-        # pandas 3 keeps in pyarrow: UnicodeEncodeError ended the whole run, nothing written.
+        # pandas 3 keeps in pyarrow: UnicodeEncodeError ended the whole run, nothing written. The page shows
+        # both as their escapes (with pandas 2, which holds them, the page's writer escapes them).
         (tmp_path / "t").mkdir()
         (tmp_path / "t" / "1.json").write_text('{"run_id": "1", "model": "m\\ud800", "answer": "{\'a\': 1}"}')
         with open(os.path.join(os.fsencode(tmp_path / "t"), b"caf\xe9.json"), "wb") as handle:
@@ -197,7 +198,7 @@ class TestHostileInput:
         assert run.aggregate["totals"]["passed"] == 1
         assert [item["file"] for item in run.aggregate["unmatched_trajectories"]] == ["caf\udce9.json"]
         page = (tmp_path / "r" / "_aggregate.html").read_text(encoding="utf-8")
-        assert "caf\\udce9.json" in page and "m\\\\ud800" in page
+        assert "caf\\udce9.json" in page and "m\\ud800" in page
 
     def test_long_and_odd_run_ids_make_safe_unique_names(self, tmp_path: Path) -> None:
         ids = ["x" * 300, "x" * 300 + "y", "CON", "../../etc/passwd", "a/b", "a_b", "", "é"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,15 @@ def test_files_not_read_are_listed_with_their_reason(aggregate):
 def test_an_empty_aggregate_still_renders():
     html = runs_page({"scorer": "static_json", "totals": {"scenarios": 0}, "results": []})
     assert "No run joined." in html and "data:image" not in html
+
+
+def test_runs_that_all_errored_make_a_page_without_a_warning(aggregate):
+    # Their scores are all None: an object column, whose fillna warned of a downcast on pandas 2 (Python 3.10).
+    errors = [{**result, "status": "error", "score": None, "error": "boom"} for result in aggregate["results"][:3]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        html = runs_page({**aggregate, "results": errors})
+    assert len(_runs(html)["rows"]) == 3 and "status = error" in html  # (said once: the same in every run)
 
 
 def test_the_run_writes_its_page_beside_the_aggregate_with_every_answer(run):
