@@ -89,13 +89,13 @@ def json_pair_strategy(*, booleans: bool = True) -> Any:
         changes = draw(st.lists(st.tuples(st.integers(0, 50), scalar), max_size=3))
         output = json.loads(json.dumps(truth))
         for at, value in changes:
-            _replace(output, at, value)
+            replace_leaf(output, at, value)
         return truth, draw(st.sampled_from([output, output, truth, draw(document)]))
 
     return pair()
 
 
-def _replace(value: Any, at: int, new: Any) -> None:
+def replace_leaf(value: Any, at: int, new: Any) -> None:
     """Replace the `at`-th leaf (depth first, modulo the leaf count) of a container, in place."""
     slots: list[tuple[Any, Any]] = []
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, _count_elements  # type: ignore[attr-defined]
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import partial
 from itertools import product
 from operator import itemgetter
@@ -19,7 +19,16 @@ from typing import Any
 from .._jsonload import loads
 from ..answers import MAX_CHARS, has_think_tag
 from ..errors import GroundTruthError
-from .flatten import LeafTally, Steps, agree_noting, compare_rows, flatten, flatten_json, fold_keys, leaf_path
+from .flatten import (
+    LeafTally,
+    Steps,
+    compare_rows,
+    flatten,
+    flatten_compared,
+    flatten_json,
+    fold_keys,
+    leaf_path,
+)
 from .paths import render_path
 from .results import JsonMatchResult, LeafResults, json_match_result, with_notes
 from .values import JsonRead, check_threshold, how_read, json_type, read_expected, read_output, same_value
@@ -92,19 +101,37 @@ def json_diff(
     """
     bar = check_threshold(threshold, 0.5)
     keep = compare_empty_containers
-    dotted: list[bool] = []
     # Data given as a dict or list, or as whole JSON text, is checked while it is flattened (one walk);
-    # anything that walk refuses is read the long way, which says why.
-    g_flat = _flat_given(expected, keep, dotted, text_is="data")
-    if g_flat is None:
-        g_flat = flatten(read_expected(expected), keep_empty=keep)
-        dotted = [True] if any(isinstance(step, str) and "." in step for key in g_flat for step in key) else []
-    o_flat = _flat_given(actual, keep, None, text_is="answer")
+    # anything that walk refuses is read the long way, which says why. (The output first: it never raises.)
+    o_value = _given(actual, text_is="answer")
+    o_flat = None if o_value is _UNREAD else flatten_json(o_value, keep_empty=keep)
     if o_flat is not None:
         read = _GIVEN_TEXT if type(actual) is str else _GIVEN
     else:
         read = read_output(actual)
+        o_value = read.value
         o_flat = flatten(read.value, keep_empty=keep) if read.ok else {}
+    extras = penalize_extra_keys and read.ok
+
+    def agree(e: Any, p: Any) -> bool:
+        return _schema_type(e) == _schema_type(p) if compare_schema_only else same_value(e, p)
+
+    tally = LeafTally()
+    g_value = _given(expected, text_is="data")
+    compared = None
+    if not (keep or skip_nulls or case_insensitive_keys or extras) and g_value is not _UNREAD:
+        # Flattened and counted in one walk (no case folding, nulls kept, no extras); None: not plain JSON.
+        compared = flatten_compared(g_value, o_flat, agree if compare_schema_only else same_value, tally)
+    dotted: list[bool] = []
+    if compared is not None:
+        g_flat, dotted = compared.flat, [True] if compared.dotted else []
+    else:
+        walked = None if g_value is _UNREAD else flatten_json(g_value, keep_empty=keep, dotted=dotted)
+        if walked is not None:
+            g_flat = walked
+        else:
+            g_flat = flatten(read_expected(expected), keep_empty=keep)
+            dotted = [True] if any(isinstance(step, str) and "." in step for key in g_flat for step in key) else []
     notes: list[str] = []
     if isinstance(expected, list):
         notes.append("ground truth given as a list is read as JSON (Agenta raises unless it is JSON text)")
@@ -129,20 +156,19 @@ def json_diff(
         if unlike_lower:
             notes.append("keys folded with str.casefold, so 'ß' matches 'ss' (Agenta lowers them with str.lower)")
 
-    def agree(e: Any, p: Any) -> bool:
-        return _schema_type(e) == _schema_type(p) if compare_schema_only else same_value(e, p)
-
-    tally = LeafTally()
-    extras = penalize_extra_keys and read.ok
-    missed = None
-    if not (keep or skip_nulls or names or ambiguous or extras):
-        missed = _tally_present(g_flat, o_flat, agree if compare_schema_only else same_value, tally)
-    if missed is not None:
+    # Whether a leaf not matched may have a twin that Agenta writes at its path (`_agenta_twin`). When the
+    # output has every ground-truth leaf, the containers on each leaf's path are of one type on both sides,
+    # so an index and a key of its digits never both occur: only a top-level "" key can make one, and the
+    # output has it whenever the ground truth has one with a leaf.
+    twins = True
+    if compared is not None and compared.missed is not None:
         # Every ground-truth leaf is in the output: counted, and the rows made when `fields` is first read
         # (from the two flat dicts, which only this call holds).
-        leaves: Iterable[Steps] = g_flat
+        missed: list[Steps] = compared.missed
         count = len(g_flat)
         rows: Any = partial(compare_rows, g_flat, o_flat, agree=agree, extras=False, null_is_missing=null_is_missing)
+        field_scores = _scores_per_top(compared.counts, missed)
+        twins = type(o_value) is dict and "" in o_value
     else:
         tally = LeafTally()
         rows = compare_rows(
@@ -155,13 +181,13 @@ def json_diff(
             null_is_missing=null_is_missing and read.ok,  # (unreadable output has no leaf: a null one is missed too)
             tally=tally,
         )
-        leaves, count = map(_FIRST, rows), len(rows)
+        count = len(rows)
         missed = [rows[index][0] for index in tally.misses]
+        field_scores = _top_scores(map(_FIRST, rows), missed, names, () in g_flat or () in o_flat)
 
     def path_of(key: Steps) -> str:
         return leaf_path(names.get(key, key))
 
-    field_scores = _top_scores(leaves, missed, names, () in g_flat or () in o_flat)
     matched = tally.matched
     score = matched / count if count else 0.0
     passed = read.ok and bool(count) and score >= bar  # unreadable output never passes
@@ -176,7 +202,7 @@ def json_diff(
         notes.append("empty objects and arrays are compared as values (Agenta drops them)")
     if dotted:  # case folding neither adds nor removes a '.'
         notes.append("keys containing '.' stay distinct from nested paths (Agenta's flattening lets them collide)")
-    if missed and _agenta_twin(missed, g_flat, o_flat):
+    if missed and twins and _agenta_twin(missed, g_flat, o_flat):
         notes.append(
             "a list index and a key of the same digits, or what a top-level '' key holds and the top level, stay "
             "distinct (Agenta's flattening writes them at one path)"
@@ -222,29 +248,32 @@ _GIVEN_TEXT = JsonRead(True, None, "json")
 _OPENS_CONTAINER = re.compile(r"[ \t\n\r]*[{\[]")
 
 
-def _flat_given(value: Any, keep: bool, dotted: list[bool] | None, *, text_is: str) -> dict[Steps, Any] | None:
-    """The leaves of a dict or list, or of text that is one JSON value, read in one checked walk; else None.
+def _given(value: Any, *, text_is: str) -> Any:
+    """A dict or list, or text that is one JSON value, read for one checked walk (`flatten_json`); else `_UNREAD`.
 
     Text is read by `_jsonload.loads` (`json.loads`'s value). As a ground truth (`text_is="data"`)
     any JSON text is read so, as `read_expected` reads it. As an answer (`"answer"`), only text
     `parse_answer` reads the same way: a whole-text object or array (so its outer whitespace is
     JSON's own), no `<think>` (it would blank a block, even inside a string), within `MAX_CHARS`.
-    None: take the long way.
+    `_UNREAD`: take the long way (so does a value the walk then refuses).
     """
     if type(value) is str:
         if text_is == "answer" and (
             len(value) > MAX_CHARS or not _OPENS_CONTAINER.match(value) or has_think_tag(value)
         ):  # prose, a fence or a scalar take the long way without a failed parse here first
-            return None  # (non-JSON whitespace around it fails `loads` below, as it fails Agenta)
+            return _UNREAD  # (non-JSON whitespace around it fails `loads` below, as it fails Agenta)
         try:
             value = loads(value)
         except (ValueError, RecursionError):
-            return None
+            return _UNREAD
         if text_is == "answer" and type(value) not in (dict, list):
-            return None
+            return _UNREAD
     elif type(value) not in (dict, list):
-        return None
-    return flatten_json(value, keep_empty=keep, dotted=dotted)
+        return _UNREAD
+    return value
+
+
+_UNREAD = object()
 
 
 _FIRST = itemgetter(0)
@@ -305,42 +334,12 @@ def _top_scores(
         return {leaf_path(top): (count - missed_under[top]) / count for top, count in totals.items()}
     counts: dict[Any, int] = {}
     _count_elements(counts, map(_FIRST, leaves))  # leaves per top-level key, in C
+    return _scores_per_top(counts, missed)
+
+
+def _scores_per_top(counts: dict[Any, int], missed: list[Steps]) -> dict[str, float]:
+    """The mean leaf score per top-level step (rendered) from the leaves under each (`counts`) and those missed."""
     failed: dict[Any, int] = {}
     for key in missed:
         failed[key[0]] = failed.get(key[0], 0) + 1
     return {leaf_path((top,)): (count - failed.get(top, 0)) / count for top, count in counts.items()}
-
-
-def _tally_present(
-    gt: dict[Steps, Any], out: dict[Steps, Any], agree: Callable[[Any, Any], bool], tally: LeafTally
-) -> list[Steps] | None:
-    """`compare_rows`' count of `gt` against `out`, without its rows, when the output has every ground-truth leaf.
-
-    Fills `tally.matched`, `null_matched` and `eq_differs` as `compare_rows` would (no case
-    folding, nulls kept, no extras) and returns the steps of the leaves that did not match. None
-    (with `tally` partly filled, to be discarded) as soon as a leaf is missing from the output:
-    `compare_rows` says how.
-    """
-    missing, find, scalars = _ABSENT_HERE, out.get, _EQUAL_SCALARS
-    matched = null_matched = 0
-    missed: list[Steps] = []
-    for key, expected in gt.items():
-        predicted = find(key, missing)
-        kind = type(expected)
-        if kind is type(predicted) and kind in scalars and expected == predicted:
-            matched += 1
-            null_matched += expected is None
-            continue
-        if predicted is missing:
-            return None
-        if agree_noting(agree, expected, predicted, key, tally):
-            matched += 1
-            null_matched += expected is None
-        else:
-            missed.append(key)
-    tally.matched, tally.null_matched = matched, null_matched
-    return missed
-
-
-_ABSENT_HERE = object()
-_EQUAL_SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -22,11 +22,13 @@ from .values import json_type, short
 
 __all__ = [
     "agree_noting",
+    "ComparedLeaves",
     "LeafTally",
     "Steps",
     "compare_leaves",
     "compare_rows",
     "flatten",
+    "flatten_compared",
     "flatten_differences",
     "flatten_json",
     "fold_keys",
@@ -338,6 +340,106 @@ def agree_noting(
     if python_eq != agreed:
         tally.eq_differs.append(key)
     return agreed
+
+
+class ComparedLeaves:
+    """What `flatten_compared` found: a ground truth's leaves, counted against the output's as they were found.
+
+    Attributes:
+        flat: `flatten_json(value, keep_empty=False)`: the leaves by path, in document order.
+        missed: The paths of the leaves that did not agree, in order. None when some leaf is missing from
+            the output: `compare_rows` then says how, and the tally is partly filled (discard it).
+        counts: Leaves per top-level step (key or index), in order of first appearance; only steps holding a leaf.
+        dotted: Whether a key holding a `.` is on some leaf's path (`flatten_json`'s `dotted`).
+    """
+
+    __slots__ = ("agree", "counts", "dotted", "find", "flat", "missed", "present", "tally")
+
+    def __init__(self, out: dict[Steps, Any], agree: Callable[[Any, Any], bool], tally: LeafTally) -> None:
+        self.flat: dict[Steps, Any] = {}
+        self.missed: list[Steps] | None = []
+        self.counts: dict[Any, int] = {}
+        self.dotted = False
+        self.find = out.get
+        self.agree = agree
+        self.tally = tally
+        self.present = True  # every leaf so far is in the output
+
+
+def flatten_compared(
+    value: Any, out: dict[Steps, Any], agree: Callable[[Any, Any], bool], tally: LeafTally
+) -> ComparedLeaves | None:
+    """A plain JSON ground truth's leaves, each compared with the output's leaf at its path as it is found.
+
+    One walk instead of `flatten_json` and a pass of `compare_rows` over its leaves. `value` must be an
+    exact `dict` or `list` holding only exact `dict`, `list`, `str` (also as keys), `int`, `float`, `bool`
+    and None, nested under `MAX_DEPTH`; for anything else (a scalar, a tuple, a subclass, deeper nesting)
+    the result is None: flatten it the general way. The count is `compare_rows`'s with no case folding,
+    nulls kept and no extras: `tally.matched`, `null_matched` and `eq_differs` are filled as it fills
+    them, as long as every leaf is in the output.
+
+    Args:
+        value: The ground truth.
+        out: The output's leaves (`flatten_json(output, keep_empty=False)`).
+        agree: As for `compare_rows`: two equal scalars of the same type agree without a call.
+        tally: Filled in as the leaves are compared.
+    """
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return None
+    walk = ComparedLeaves(out, agree, tally)
+    if not _walk_compared(walk, value, (), 0, walk.counts):
+        return None
+    if not walk.present:
+        walk.missed = None
+    return walk
+
+
+def _walk_compared(
+    walk: ComparedLeaves, value: Any, prefix: Steps, depth: int, counts: dict[Any, int] | None = None
+) -> bool:
+    """`flatten_compared` below `prefix`: False when `value` is not plain JSON. `counts`: count each step's leaves."""
+    if depth >= MAX_DEPTH:
+        return False
+    flat, scalars = walk.flat, _SCALARS
+    is_dict = type(value) is dict
+    step: Any  # (a key or an index)
+    for step, item in value.items() if is_dict else enumerate(value):
+        if is_dict and type(step) is not str:
+            return False
+        before = len(flat)
+        if type(item) in scalars:
+            steps = prefix + (step,)
+            flat[steps] = item
+            if walk.present:
+                _compare_leaf(walk, steps, item)
+        elif type(item) is dict or type(item) is list:
+            if item and not _walk_compared(walk, item, prefix + (step,), depth + 1):
+                return False
+        else:
+            return False
+        if is_dict and not walk.dotted and "." in step and _has_leaf(item):  # (walked: not too deep for it)
+            walk.dotted = True
+        if counts is not None and len(flat) != before:
+            counts[step] = len(flat) - before
+    return True
+
+
+def _compare_leaf(walk: ComparedLeaves, steps: Steps, expected: Any) -> None:
+    """One leaf of `flatten_compared`, as `compare_rows` counts a leaf the output has (or notes that it lacks it)."""
+    predicted = walk.find(steps, _ABSENT)
+    if type(predicted) is type(expected) and expected == predicted:  # (`expected` is an exact scalar)
+        agreed = True
+    elif predicted is _ABSENT:
+        walk.present = False
+        return
+    else:
+        agreed = agree_noting(walk.agree, expected, predicted, steps, walk.tally)
+    if agreed:
+        walk.tally.matched += 1
+        walk.tally.null_matched += expected is None
+    else:
+        walk.missed.append(steps)  # type: ignore[union-attr]
 
 
 def compare_rows(

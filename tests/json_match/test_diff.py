@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import SEED_GT, SEED_OUT, as_subclass, json_pair_strategy
+from helpers import SEED_GT, SEED_OUT, as_subclass, json_pair_strategy, replace_leaf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -147,8 +147,15 @@ class TestNotes:
             ({"a": [1, 2]}, {"a": {"0": 1, "1": 2}}),
             ({"": {"x": 1}}, {"x": 1}),
             ({"": {"x": 5}, "x": 1}, {"": {"x": 1}, "x": 1}),
+            ({"x": 2, "": {"x": 1}}, {"x": 1}),  # every ground-truth leaf is there: only the output has the "" key
         ],
-        ids=["digit-keys-for-a-list", "a-list-for-digit-keys", "under-a-top-level-empty-key", "empty-key-and-top"],
+        ids=[
+            "digit-keys-for-a-list",
+            "a-list-for-digit-keys",
+            "under-a-top-level-empty-key",
+            "empty-key-and-top",
+            "an-extra-empty-key-in-the-output",
+        ],
     )
     def test_a_leaf_agenta_writes_at_the_path_of_another_is_noted(self, actual, expected):
         # Agenta's flattening writes these at one path and scores the pair otherwise; the reason said nothing.
@@ -217,8 +224,9 @@ def test_given_dicts_score_as_the_general_path(pair, options):
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(pair=json_pair_strategy(), options=st.integers(0, 63))
 def test_counting_present_leaves_scores_as_the_rows(pair, options):
-    """When the output has every ground-truth leaf, the leaves are counted and their rows made on first
-    read (`_tally_present`); with that off, every row is made at once: the same results, rows and metadata."""
+    """When the output has every ground-truth leaf, the leaves are counted as the ground truth is flattened and
+    their rows made on first read (`flatten_compared`); with that off, every row is made at once: the same
+    results, rows and metadata."""
     from structsim_nb.json_match import diff as module
 
     truth, output = pair
@@ -233,8 +241,45 @@ def test_counting_present_leaves_scores_as_the_rows(pair, options):
 
     fast = run()
     with pytest.MonkeyPatch.context() as patch:  # not the fixture: hypothesis runs many examples
-        patch.setattr(module, "_tally_present", lambda *args, **kwargs: None)
+        patch.setattr(module, "flatten_compared", lambda *args, **kwargs: None)
         assert run() == fast
+
+
+def _twin_prone_pair() -> st.SearchStrategy:
+    """`(ground truth, output)` with "" and digit keys beside lists; the output mostly has every ground-truth leaf,
+    a value changed, and now and then a top-level "" key holding a copy (the paths Agenta writes twice)."""
+    keys = st.sampled_from(["", "0", "1", "a"])
+    scalar = st.sampled_from([0, 1, "x", None])
+    document = st.recursive(
+        scalar,
+        lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(keys, children, max_size=3)),
+        max_leaves=8,
+    )
+
+    @st.composite
+    def pair(draw):
+        truth = draw(st.dictionaries(keys, document, min_size=1, max_size=3))
+        output = json.loads(json.dumps(truth))
+        replace_leaf(output, draw(st.integers(0, 20)), draw(scalar))
+        if draw(st.booleans()):
+            output[""] = draw(st.sampled_from([json.loads(json.dumps(truth)), draw(document)]))
+        return truth, output
+
+    return pair()
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(pair=_twin_prone_pair(), schema_only=st.booleans())
+def test_counting_present_leaves_notes_twins_as_the_rows(pair, schema_only):
+    """The one-walk count looks for Agenta's twins only under a top-level "" key (elsewhere the output's
+    containers are the ground truth's when it has every leaf): the same notes as with it off."""
+    from structsim_nb.json_match import diff as module
+
+    truth, output = pair
+    fast = json_diff(output, truth, compare_schema_only=schema_only)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "flatten_compared", lambda *args, **kwargs: None)
+        assert json_diff(output, truth, compare_schema_only=schema_only) == fast
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
@@ -262,7 +307,7 @@ def test_text_read_in_one_walk_scores_as_the_general_path(pair, before, after, t
 
     fast = run()
     with pytest.MonkeyPatch.context() as patch:  # not the fixture: hypothesis runs many examples
-        patch.setattr(module, "_flat_given", lambda *args, **kwargs: None)
+        patch.setattr(module, "_given", lambda *args, **kwargs: module._UNREAD)
         assert run() == fast
 
 
@@ -283,7 +328,7 @@ def test_text_answers_the_one_walk_must_leave_to_parse_answer(actual):
     truth = {"a": "<think>x</think>"}
     fast = json_diff(actual, truth)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(module, "_flat_given", lambda *args, **kwargs: None)
+        patch.setattr(module, "_given", lambda *args, **kwargs: module._UNREAD)
         assert json_diff(actual, truth) == fast
 
 
