@@ -37,7 +37,7 @@ STATUS = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FieldResult:
     """One compared field (a configured path, or a flattened leaf for diff and exact match).
 
@@ -49,6 +49,10 @@ class FieldResult:
         expected: The ground-truth value (None when absent).
         predicted: The output's value (None when absent).
         reason: Why, in words; names the side a path did not resolve on and why.
+
+    Two results are equal when the tuples of their fields are (as dataclasses compared them before Python
+    3.13, which compares field by field): a value is equal to itself, so two results holding the one NaN
+    read from the output are equal on every Python.
     """
 
     path: str
@@ -57,6 +61,17 @@ class FieldResult:
     expected: Any = None
     predicted: Any = None
     reason: str = ""
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.path, self.status, self.score, self.expected, self.predicted, self.reason)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 def field_result(

@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 from structsim_nb.json_match import FieldResult, json_diff
-from structsim_nb.json_match.results import JsonMatchResult, LeafResults
+from structsim_nb.json_match.results import JsonMatchResult, LeafResults, field_result
 
 
 def _rows():
@@ -55,6 +55,25 @@ class TestLeafResults:
         eager = JsonMatchResult("json_diff", 0.5, True, "r", WANT)
         assert lazy == eager and lazy.counts == eager.counts and lazy.to_metadata() == eager.to_metadata()
         assert lazy.non_matches() == eager.non_matches()
+
+
+class TestFieldResultEquality:
+    def test_results_holding_one_nan_are_equal_on_every_python(self):
+        # Python 3.13's dataclasses compare field by field, where NaN != NaN; before, as tuples (identity first).
+        nan = float("nan")
+        made = FieldResult("a", "wrong", 0.0, None, nan, "expected null, got NaN")
+        again = field_result("a", "wrong", 0.0, None, nan, "expected null, got NaN")
+        assert made == again and hash(made) == hash(again)
+        assert json_diff([nan], [None]) == json_diff([nan], [None])
+        assert made != FieldResult("a", "wrong", 0.0, None, float("nan"), "expected null, got NaN")  # another NaN
+
+    def test_each_field_and_the_class_count(self):
+        base = ("a", "wrong", 0.0, 1, 2, "r")
+        for index, other in enumerate(["b", "match", 1.0, 3, 4, "s"]):
+            changed = list(base)
+            changed[index] = other
+            assert FieldResult(*base) != FieldResult(*changed)
+        assert FieldResult(*base) != base and FieldResult(*base).__eq__(base) is NotImplemented
 
 
 def test_diff_metadata_holds_every_leaf():
