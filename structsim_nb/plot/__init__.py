@@ -262,7 +262,7 @@ def scores(
         )
     ax.set_xlim(0, 1)
     # Headroom over the tallest bar for its count and the pass line's label.
-    ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.2)
+    ax.set_ylim(0, max(float(np.max(bottom)), 1.0) * 1.2)
     ax.set_xlabel("case score")
     ax.set_ylabel("cases")
     ax.yaxis.set_major_locator(integer_locator())

@@ -14,10 +14,10 @@ from typing import Any
 
 import pandas as pd
 
-from .._jsonload import loads
 from .._surrogates import text_frame
 from ..display import page
 from ..display.page import Column, Tile
+from ..json_match.values import load_json_text
 
 __all__ = ["runs_page"]
 
@@ -31,14 +31,14 @@ _JSON_START = re.compile(r'[ \t\n\r]*[-{\["0-9tfnNI]')
 def _parsed(text: Any) -> Any:
     """An answer as JSON when it is JSON text (as `json.loads` reads it), else as it is.
 
-    Prose is told from JSON by its first character, without a failed parse; text nested too deep
-    to read stays text.
+    Prose is told from JSON by its first character, without a failed parse. JSON text the readers
+    refuse (`load_json_text`: nested deeper than `MAX_DEPTH`, or a number longer than Python
+    converts) stays text, whether or not this Python's `json.loads` reads it (3.13's reads 5,000
+    levels, where 3.11's raises `RecursionError`).
     """
     if isinstance(text, str) and _JSON_START.match(text):
-        try:
-            return loads(text)
-        except (ValueError, RecursionError):
-            return text
+        ok, value, _ = load_json_text(text)
+        return value if ok else text
     return text
 
 

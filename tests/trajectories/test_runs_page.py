@@ -104,6 +104,8 @@ def test_the_run_writes_its_page_beside_the_aggregate_with_every_answer(run):
         ("The pump is off.", "The pump is off."),
         ("nope", "nope"),  # starts like JSON (`null`), is not
         ("[" * 5000 + "]" * 5000, "[" * 5000 + "]" * 5000),  # too deep to read: stays text, no crash
+        ("[" * 101 + "]" * 101, json.loads("[" * 101 + "]" * 101)),  # as deep as the answer readers read
+        ("[" * 102 + "]" * 102, "[" * 102 + "]" * 102),  # deeper: text on every Python (3.13's json reads it)
     ],
 )
 def test_an_answer_pane_holds_json_text_as_json_and_anything_else_as_text(answer, shown):
