@@ -30,8 +30,10 @@ __all__ = ["LiteralScan", "scan_literal"]
 _COMMENT = r"#[^\r\n\x00\ud800-\udfff]*(?![^\r\n])"
 _GAP = re.compile(rf"(?:[ \t\f\r\n]|{_COMMENT}|\\(?:\r\n|\r|\n))*")
 _GAP_STARTS = frozenset(" \t\f\r\n#\\")
-# After the last top-level value: no line continuation (a trailing backslash is an unexpected end).
-_TRAILING_GAP = re.compile(rf"(?:[ \t\f\r\n]|{_COMMENT})*")
+# The gap after the last top-level value, token by token, for `_ends_badly`.
+_GAP_TOKEN = re.compile(
+    rf"(?P<newline>\r\n|\r|\n)|(?P<blanks>[ \t\f]+)|(?P<comment>{_COMMENT})|(?P<continuation>\\(?:\r\n|\r|\n))"
+)
 # Between top-level tuple items (`[1], [2]`) a newline ends the expression, as in Python's eval mode.
 _INLINE_GAP = re.compile(r"(?:[ \t\f]|\\(?:\r\n|\r|\n))*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -152,10 +154,10 @@ class _Reader:
         self.end = end
         self.int_digits = _max_int_digits()
 
-    def gap(self, *, inline: bool = False, trailing: bool = False) -> None:
+    def gap(self, *, inline: bool = False) -> None:
         if self.pos >= self.end or self.text[self.pos] not in _GAP_STARTS:
             return
-        pattern = _TRAILING_GAP if trailing else _INLINE_GAP if inline else _GAP
+        pattern = _INLINE_GAP if inline else _GAP
         match = pattern.match(self.text, self.pos, self.end)
         if match is not None:
             self.pos = match.end()
@@ -230,6 +232,35 @@ class _Reader:
                 return False  # over Python's integer conversion limit: literal_eval raises
         self.pos = after
         return True
+
+
+def _ends_badly(text: str, start: int, end: int) -> bool:
+    """Whether Python's tokenizer refuses the gap `text[start:end]` after the last top-level value.
+
+    Two endings are refused (`literal_eval("[1]\\n  ")` raises where `literal_eval("[1]\\n  \\n")` does
+    not): a line continuation with nothing after it (an unexpected end), and a last line of only
+    blanks with no newline after it and no comment, indented (an unexpected indent). As CPython's
+    tokenizer measures that line: a form feed sets the column back to 0, continuations do not end
+    the line, and the column at its first continuation, when not 0, is the line's indent.
+    """
+    # The last line begun by a newline that is not a continuation's: its column (-1: no such
+    # line), its column at its first continuation (0: none yet), and whether a comment ends it.
+    column, held, commented, continued = -1, 0, False, False
+    for token in _GAP_TOKEN.finditer(text, start, end):
+        kind = token.lastgroup
+        continued = kind == "continuation"
+        if kind == "newline":
+            column, held, commented = 0, 0, False
+        elif kind == "comment":
+            commented = True
+        elif column < 0 or commented:
+            continue  # on the value's own line, or inside a comment's line
+        elif continued:
+            held = held or column
+        else:
+            blanks = token.group()
+            column = len(blanks.rpartition("\f")[2]) if "\f" in blanks else column + len(blanks)
+    return continued or (not commented and (held or column) > 0)
 
 
 def scan_literal(text: str, start: int, end: int, *, max_depth: int = 0) -> LiteralScan:
@@ -315,8 +346,8 @@ def scan_literal(text: str, start: int, end: int, *, max_depth: int = 0) -> Lite
                     if reader.pos < end and text[reader.pos] not in "\r\n#":
                         break  # the next item
                 reader.pos = mark
-                reader.gap(trailing=True)
-                if reader.pos != end:
+                reader.gap()
+                if reader.pos != end or _ends_badly(text, mark, end):
                     return failed()
                 return LiteralScan(True, end, "tuple" if top_tuple else kind, deepest, done)
             reader.gap()

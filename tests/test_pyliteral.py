@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import sys
 import warnings
 
@@ -151,9 +152,25 @@ def test_agrees_with_literal_eval(tokens: list[str]) -> None:
 @example("[", ["1", "]", ",", " ", "[", "2", "]"])
 @example("[", ["1", "]", ",", "\n", "[", "2", "]"])
 @example("[", ["]", ",", "-", "\n", "1"])
+@example("{", ["}", "\n", " "])  # found on 3.13: an indented blank last line is an unexpected indent
 def test_agrees_with_literal_eval_at_the_top_level(opener: str, tokens: list[str]) -> None:
     text = opener + "".join(tokens)  # top-level tuples (`[1], [2]`) and what follows a value
     assert scan_literal(text, 0, len(text)).ok == _reference(text), text
+
+
+def test_agrees_with_literal_eval_on_every_short_ending_after_the_value() -> None:
+    # Every gap of up to four blanks, newlines, comment starts, backslashes and commas after a value: Python's
+    # tokenizer refuses an indented blank last line (`[1]\n ` but not `[1]\n \n` or `[1]\n #`) and a
+    # continuation with nothing after it, and a continuation in a line's leading blanks fixes its indent.
+    alphabet = [" ", "\t", "\f", "\n", "\r", "#", "\\", ","]
+    differ = []
+    for head in ("[1]", "[1], [2]"):
+        for size in range(5):
+            for gap in itertools.product(alphabet, repeat=size):
+                text = head + "".join(gap)
+                if scan_literal(text, 0, len(text)).ok != _reference(text):
+                    differ.append(text)
+    assert differ == []
 
 
 @pytest.mark.parametrize(
