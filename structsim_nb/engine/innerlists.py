@@ -22,10 +22,16 @@ score differently, lists with more than `_MOST_ASSIGNMENTS` assignments) that pa
 the engine's own `compare_field_raw`.
 
 The engine adds the matched scores with Python's `sum()`, whose rule depends on the interpreter
-and the summands: a value list's scores are numpy floats, added one after the other; an object
-list's are Python floats, which CPython 3.12 and later add with Neumaier's compensation (3.10 and
-3.11 one after the other). `_sum_rule` finds out which rule this interpreter's `sum()` follows, on
-probes, once; where neither matches, every pair of object lists is scored by the engine.
+and the summands: a value list's scores are numpy floats, added one after the other. An object
+list's are each pair's `compare_with` score, a Python float or a numpy float depending on what
+that pair's fields computed; CPython 3.12 and later add a run of Python floats with Neumaier's
+compensation and, from the first numpy float on, one after the other (3.10 and 3.11 add everything
+one after the other). Which pairs' scores are numpy floats is not known here, so on such an
+interpreter an object list's sum is taken only where every split of its summands into a Python
+prefix and a numpy rest gives one value (`"mixed"`); elsewhere the engine scores that pair (found
+on 3.13: three parts summed 0.6484848484848484 where the compensated sum gave ...486).
+`_sum_rule` and `_mixed_sum_rule` find out which rule this interpreter's `sum()` follows, on probes,
+once; where none matches, every pair of such lists is scored by the engine.
 """
 
 from __future__ import annotations
@@ -166,10 +172,11 @@ def objects_similarity(
 
     Returns:
         A `len(gt_values) x len(pred_values)` array; entries where either list is empty are 0.0 (the
-        caller leaves them to the blank rules). None when this interpreter's `sum()` follows neither
-        known rule (`_sum_rule`): the engine then pairs the list.
+        caller leaves them to the blank rules). None when this interpreter's `sum()` follows no
+        known rule for a mix of Python and numpy floats (`_mixed_sum_rule`): the engine then pairs
+        the list.
     """
-    rule = _sum_rule(numpy_summands=False)
+    rule = _mixed_sum_rule()
     if rule is None:
         return None
     # `unordered_list_metrics`: a matched pair under the bar counts 0.0 (clipping is on for `compare_field_raw`).
@@ -255,7 +262,10 @@ def _assigned_scores(similarity: np.ndarray, scores: np.ndarray, rule: str) -> t
 def _summed(terms: np.ndarray, rule: str) -> np.ndarray:
     """`sum(row)` along the last axis as this interpreter's `sum()` adds such summands (`_sum_rule`): from the int 0,
     then one after the other (`"plain"`), or with Neumaier's compensation added at the end when it is a finite
-    non-zero (`"neumaier"`, CPython 3.12's `builtin_sum_impl` for Python floats)."""
+    non-zero (`"neumaier"`, CPython 3.12's `builtin_sum_impl` for Python floats). `"mixed"`: summands each a Python
+    or a numpy float, types unknown (`_mixed_sum_rule`): the sum where every split gives one value, else NaN."""
+    if rule == "mixed":
+        return _summed_any_split(terms)
     total = 0.0 + terms[..., 0]
     if rule == "plain":
         for t in range(1, terms.shape[-1]):
@@ -268,6 +278,62 @@ def _summed(terms: np.ndarray, rule: str) -> np.ndarray:
         compensation = compensation + np.where(np.abs(total) >= np.abs(x), (total - step) + x, (x - step) + total)
         total = step
     return np.where((compensation != 0) & np.isfinite(compensation), total + compensation, total)
+
+
+def _split_sum(terms: Sequence[float], python: int) -> float:
+    """CPython 3.12's `sum()` of `terms` whose first `python` are Python floats and the rest numpy floats: the
+    prefix added with Neumaier's compensation (added in when a finite non-zero), the rest one after the other."""
+    head = float(_summed(np.array([terms[:python]], dtype=np.float64), "neumaier")[0]) if python else 0.0
+    for x in terms[python:]:
+        head = head + x
+    return head
+
+
+def _summed_any_split(terms: np.ndarray) -> np.ndarray:
+    """`_split_sum` along the last axis where every split (a Python prefix of any length) gives one value, else NaN.
+
+    A prefix of one Python float sums as plain addition, so the splits are compared with the plain sum.
+    """
+    plain = _summed(terms, "plain")
+    agree = np.ones(plain.shape, dtype=bool)
+    total = 0.0 + terms[..., 0]
+    compensation = np.zeros_like(total)
+    size = terms.shape[-1]
+    for python in range(2, size + 1):
+        x = terms[..., python - 1]
+        step = total + x
+        compensation = compensation + np.where(np.abs(total) >= np.abs(x), (total - step) + x, (x - step) + total)
+        total = step
+        split = np.where((compensation != 0) & np.isfinite(compensation), total + compensation, total)
+        for t in range(python, size):
+            split = split + terms[..., t]
+        agree &= (split == plain) | (np.isnan(split) & np.isnan(plain))
+    return np.where(agree, plain, np.nan)
+
+
+@functools.cache
+def _mixed_sum_rule() -> str | None:
+    """How this interpreter's `sum()` adds a list mixing Python and numpy floats, checked on probes: `"plain"` (one
+    after the other, whatever the types: CPython 3.10 and 3.11), `"mixed"` (`_split_sum`: CPython 3.12 and later),
+    or None when neither gives every probe's sum."""
+    rng = random.Random(20261205)
+    probes = [[0.8181818181818182, 0.7272727272727273, 0.4], [0.1] * 10, [1.0, 1e100, 1.0, -1e100]]
+    probes += [[rng.random() * 10.0 ** rng.randint(-3, 3) for _ in range(rng.randint(1, 8))] for _ in range(200)]
+    for rule in ("plain", "mixed"):
+        fits = True
+        for probe in probes:
+            for python in range(len(probe) + 1):
+                terms = [float(x) for x in probe[:python]] + [np.float64(x) for x in probe[python:]]
+                want = float(sum(terms))
+                got = float(_summed(np.array([probe]), "plain")[0]) if rule == "plain" else _split_sum(probe, python)
+                if not (want == got and math.copysign(1.0, want) == math.copysign(1.0, got)):
+                    fits = False
+                    break
+            if not fits:
+                break
+        if fits:
+            return rule
+    return None
 
 
 @functools.cache

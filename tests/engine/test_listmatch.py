@@ -746,6 +746,43 @@ class TestDeeplyNestedObjects:
         pred = Depot.from_json({"pallets": prediction_list(data, pallets, PALLET)})
         assert_pairs_as_the_engine(gt, pred, "pallets")
 
+    def test_parts_whose_scores_mix_python_and_numpy_floats_are_summed_as_the_engine(self):
+        # Found on 3.13 (the test above): the three parts' compare_with scores were a Python float and two numpy
+        # floats, which sum() adds one after the other; the compensated sum of Python floats was 2 ulps off.
+        def size(unit=None, marks=(), pins=None):
+            return {"width": None, "unit": unit, "origin": None, "marks": list(marks), "pins": pins}
+
+        def part(box, tags, size_=None):
+            return {"name": None, "size": size_, "box": box, "codes": None, "tags": tags}
+
+        pin = [{"x": None, "label": None}]
+        gt = Depot.from_json(
+            {
+                "pallets": [
+                    {"ref": None, "parts": []},
+                    {
+                        "ref": None,
+                        "parts": [
+                            part(size(marks=["abcd"]), []),
+                            part(size(marks=["abcd"]), ["abcd", "abcd"]),
+                            part(size(marks=["abcd"]), ["abcd"], size("cm", ["abcd"], pin)),
+                        ],
+                    },
+                ]
+            }
+        )
+        pred = Depot.from_json(
+            {
+                "pallets": [
+                    {
+                        "ref": None,
+                        "parts": [part(size(), []), part(size(), ["abcd"]), part(size(), [], size(marks=["abcd"] * 3))],
+                    }
+                ]
+            }
+        )
+        assert_pairs_as_the_engine(gt, pred, "pallets")
+
     @SETTINGS
     @given(
         sizes=st.lists(SIZE_OBJECT, min_size=1, max_size=5),
