@@ -39,11 +39,14 @@ ARGS = [
 # What JupyterLab itself says while it starts, none of it ours: requests it aborts while the page loads, and
 # the warning Chromium logs when JupyterLab closes a kernel websocket it is still opening (it opens another at
 # once; a kernel that never connects fails the test sooner, when its cell gives no output). CI saw that warning
-# once, on a run where everything else passed.
+# once, on a run where everything else passed. And a warning JupyterLab 4.6 logs from its own windowed
+# notebook (`TypeError ... reading 'cellRef'`, every frame of its stack in jlab_core) when it measures a cell
+# not yet attached: seen once, in a whole-suite run on Python 3.13 under load; our outputs hold no such name.
 JUPYTERLAB_CHATTER = (
     "requestfailed: http",
     "Failed to load resource",
     "WebSocket is closed before the connection is established",
+    "Cannot read properties of undefined (reading 'cellRef')",
 )
 
 
