@@ -47,7 +47,10 @@ Edge cases:
 
 - The block does nothing where the caller manages the collector itself: if it is disabled, or if
   objects are already frozen (a pre-fork server's `gc.freeze()`: unfreezing would undo it; with
-  `freeze=False` frozen objects are left alone, so only a disabled collector stops the block).
+  `freeze=False` frozen objects are left alone, so only a disabled collector stops the block). On
+  CPython 3.12, whose collector puts the runtime's immortal objects there itself (a few hundred),
+  up to `_INTERPRETERS_OWN` frozen objects count as none: the block's unfreeze hands them back to
+  the oldest generation, and the next full collection moves them again.
 - A freeze made inside the block (code it runs calling `gc.freeze()`) is undone with ours when it
   ends: telling the two apart would mean counting the frozen objects, and `gc.get_freeze_count()`
   walks them one by one (18 ms for 300,000, more than a whole `evaluate` of a few runs costs).
@@ -77,11 +80,17 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import sys
 import threading
 from collections.abc import Iterator
 
 __all__ = ["young_collections_only"]
 
+#: Frozen objects taken for the interpreter's own rather than a caller's freeze. CPython 3.12's collector moves
+#: the immortal objects it comes across (the runtime's static ones: 375 on 3.12.1, however much is imported) to the
+#: permanent generation (gh-137110; 3.13 untracks them instead), so there a count of a few hundred is no freeze;
+#: a caller freezing a heap freezes hundreds of thousands (306,844 after `import structsim_nb`).
+_INTERPRETERS_OWN = 10_000 if sys.version_info[:2] == (3, 12) else 0
 #: The third collection threshold inside the block: more collections of the middle generation than a run makes.
 _OUT_OF_REACH = 1 << 30
 #: Held while a block decides whether it acts, and while it undoes what it did.
@@ -105,7 +114,7 @@ def young_collections_only(*, freeze: bool = True, hold_middle: bool = False) ->
     try:
         with _lock:
             # (`get_freeze_count` is asked only when freezing, and with nothing frozen it counts at once)
-            if _held is None and gc.isenabled() and not (freeze and gc.get_freeze_count()):
+            if _held is None and gc.isenabled() and not (freeze and gc.get_freeze_count() > _INTERPRETERS_OWN):
                 mine = True  # first: an interrupt from here on is undone below, whatever was done
                 first, second, _held = gc.get_threshold()
                 _froze, _held_middle = freeze, second if hold_middle else None

@@ -78,6 +78,17 @@ def test_a_freeze_made_inside_the_block_is_undone_with_ours() -> None:
     assert gc.get_freeze_count() == 0
 
 
+def test_what_a_collection_freezes_by_itself_is_no_callers_freeze() -> None:
+    # CPython 3.12's collector moves the runtime's immortal objects (375 on 3.12.1) to the permanent generation, so
+    # after any full collection the freeze count is not 0 there: the block took that for a caller's freeze and
+    # never acted on 3.12 (found by the whole suite on 3.12.1).
+    gc.unfreeze()
+    gc.collect()
+    with young_collections_only():
+        assert _heap._held is not None and _held_out_of_reach(gc.get_threshold()[2])
+    assert _heap._held is None
+
+
 def test_a_callers_freeze_and_a_disabled_collector_are_left_as_they_are() -> None:
     before = gc.get_threshold()
     gc.freeze()
@@ -445,8 +456,9 @@ def test_holding_the_middle_only_the_youngest_generation_is_collected_inside() -
     gc.unfreeze()
     before = gc.get_threshold()
     assert _collections_while(functools.partial(_long_lived, 100_000), 1) > 0  # the control
+    frozen = gc.get_freeze_count()  # (0, or on 3.12 the immortal objects its collections moved there)
     with young_collections_only(freeze=False, hold_middle=True):
-        assert gc.get_threshold()[0] == before[0] and gc.get_freeze_count() == 0
+        assert gc.get_threshold()[0] == before[0] and gc.get_freeze_count() == frozen
         assert gc.get_threshold()[1:] == (_heap._OUT_OF_REACH, _heap._OUT_OF_REACH)
         for generation in (1, 2):
             assert _collections_while(functools.partial(_long_lived, 100_000), generation) == 0
