@@ -30,8 +30,8 @@ one after the other). Which pairs' scores are numpy floats is not known here, so
 interpreter an object list's sum is taken only where every split of its summands into a Python
 prefix and a numpy rest gives one value (`"mixed"`); elsewhere the engine scores that pair (found
 on 3.13: three parts summed 0.6484848484848484 where the compensated sum gave ...486).
-`_sum_rule` and `_mixed_sum_rule` find out which rule this interpreter's `sum()` follows, on probes,
-once; where none matches, every pair of such lists is scored by the engine.
+`_mixed_sum_rule` finds out which rule this interpreter's `sum()` follows, on probes with every
+split, once; where none matches, every pair of such lists is scored by the engine.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ import functools
 import itertools
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -120,9 +120,11 @@ def values_scores(
         sim = similarity_matrix(comparator, flat_gt, flat_pred)
     except Exception:  # noqa: BLE001 - the engine's path raises the engine's own error, in its order
         return None
-    rule = _sum_rule(numpy_summands=True)
-    if rule is None:
+    # A value list's scores are numpy floats (a clipped pair's a Python 0.0, exact anywhere in the sum), which every
+    # known rule adds one after the other.
+    if _mixed_sum_rule() is None:
         return None
+    rule = "plain"
     raw = _list_scores(sim, sim, rule, _raw_by_engine(field_name, gt_items, pred_values), gt_values, pred_values)
     if threshold is None or not clip:  # (nothing clipped: every matched pair counts its similarity either way)
         return raw, raw
@@ -234,7 +236,7 @@ def _list_scores(
 
 
 def _assigned_scores(similarity: np.ndarray, scores: np.ndarray, rule: str) -> tuple[np.ndarray, np.ndarray]:
-    """For each `m x n` block: the engine's list score (the assigned `scores` added by `rule`, see `_sum_rule`), and
+    """For each `m x n` block: the engine's list score (the assigned `scores` added by `rule`, see `_summed`), and
     whether it is settled (no near tie on `similarity` that would score differently)."""
     m, n = similarity.shape[1:]
     k, most = min(m, n), max(m, n)
@@ -260,24 +262,43 @@ def _assigned_scores(similarity: np.ndarray, scores: np.ndarray, rule: str) -> t
 
 
 def _summed(terms: np.ndarray, rule: str) -> np.ndarray:
-    """`sum(row)` along the last axis as this interpreter's `sum()` adds such summands (`_sum_rule`): from the int 0,
-    then one after the other (`"plain"`), or with Neumaier's compensation added at the end when it is a finite
+    """`sum(row)` along the last axis as this interpreter's `sum()` adds such summands (`_mixed_sum_rule`): from the
+    int 0, then one after the other (`"plain"`), or with Neumaier's compensation added at the end when it is a finite
     non-zero (`"neumaier"`, CPython 3.12's `builtin_sum_impl` for Python floats). `"mixed"`: summands each a Python
-    or a numpy float, types unknown (`_mixed_sum_rule`): the sum where every split gives one value, else NaN."""
-    if rule == "mixed":
-        return _summed_any_split(terms)
-    total = 0.0 + terms[..., 0]
+    or a numpy float, types unknown: the sum where every split (`_split_sum`) gives one value, else NaN."""
     if rule == "plain":
+        total = 0.0 + terms[..., 0]
         for t in range(1, terms.shape[-1]):
             total = total + terms[..., t]
         return total
+    if rule == "neumaier":
+        *_, total = _compensated_prefixes(terms)
+        return total
+    plain = _summed(terms, "plain")
+    agree = np.ones(plain.shape, dtype=bool)
+    size = terms.shape[-1]
+    # (A Python prefix of one term sums as plain addition: the splits from two on can differ from it.)
+    for python, split in enumerate(_compensated_prefixes(terms), start=1):
+        if python == 1:
+            continue
+        for t in range(python, size):
+            split = split + terms[..., t]
+        agree &= (split == plain) | (np.isnan(split) & np.isnan(plain))
+    return np.where(agree, plain, np.nan)
+
+
+def _compensated_prefixes(terms: np.ndarray) -> Iterator[np.ndarray]:
+    """After each of the first 1, 2, ... terms along the last axis: their sum as CPython 3.12's `sum()` of Python floats
+    returns it (Neumaier's compensation, added in when a finite non-zero)."""
+    total = 0.0 + terms[..., 0]
     compensation = np.zeros_like(total)
+    yield total
     for t in range(1, terms.shape[-1]):
         x = terms[..., t]
         step = total + x
         compensation = compensation + np.where(np.abs(total) >= np.abs(x), (total - step) + x, (x - step) + total)
         total = step
-    return np.where((compensation != 0) & np.isfinite(compensation), total + compensation, total)
+        yield np.where((compensation != 0) & np.isfinite(compensation), total + compensation, total)
 
 
 def _split_sum(terms: Sequence[float], python: int) -> float:
@@ -289,35 +310,15 @@ def _split_sum(terms: Sequence[float], python: int) -> float:
     return head
 
 
-def _summed_any_split(terms: np.ndarray) -> np.ndarray:
-    """`_split_sum` along the last axis where every split (a Python prefix of any length) gives one value, else NaN.
-
-    A prefix of one Python float sums as plain addition, so the splits are compared with the plain sum.
-    """
-    plain = _summed(terms, "plain")
-    agree = np.ones(plain.shape, dtype=bool)
-    total = 0.0 + terms[..., 0]
-    compensation = np.zeros_like(total)
-    size = terms.shape[-1]
-    for python in range(2, size + 1):
-        x = terms[..., python - 1]
-        step = total + x
-        compensation = compensation + np.where(np.abs(total) >= np.abs(x), (total - step) + x, (x - step) + total)
-        total = step
-        split = np.where((compensation != 0) & np.isfinite(compensation), total + compensation, total)
-        for t in range(python, size):
-            split = split + terms[..., t]
-        agree &= (split == plain) | (np.isnan(split) & np.isnan(plain))
-    return np.where(agree, plain, np.nan)
-
-
 @functools.cache
 def _mixed_sum_rule() -> str | None:
-    """How this interpreter's `sum()` adds a list mixing Python and numpy floats, checked on probes: `"plain"` (one
-    after the other, whatever the types: CPython 3.10 and 3.11), `"mixed"` (`_split_sum`: CPython 3.12 and later),
-    or None when neither gives every probe's sum."""
+    """How this interpreter's `sum()` adds a list of Python and numpy floats, checked on probes with every split
+    (a Python prefix, a numpy rest): `"plain"` (one after the other, whatever the types: CPython 3.10 and 3.11),
+    `"mixed"` (`_split_sum`: CPython 3.12 and later), or None when neither gives every probe's sum. Either rule adds
+    numpy floats one after the other (the split with no Python prefix)."""
     rng = random.Random(20261205)
-    probes = [[0.8181818181818182, 0.7272727272727273, 0.4], [0.1] * 10, [1.0, 1e100, 1.0, -1e100]]
+    probes = [[0.8181818181818182, 0.7272727272727273, 0.4], [1.0, 1e100, 1.0, -1e100], [0.1] * 10]
+    probes += [[0.1, 0.2, 0.3, 1e-17], [0.6, 0.3, 0.1], [0.5], [0.0, -0.0]]
     probes += [[rng.random() * 10.0 ** rng.randint(-3, 3) for _ in range(rng.randint(1, 8))] for _ in range(200)]
     for rule in ("plain", "mixed"):
         fits = True
@@ -330,27 +331,6 @@ def _mixed_sum_rule() -> str | None:
                     fits = False
                     break
             if not fits:
-                break
-        if fits:
-            return rule
-    return None
-
-
-@functools.cache
-def _sum_rule(*, numpy_summands: bool) -> str | None:
-    """Which rule (`_summed`) this interpreter's `sum()` follows for lists of numpy floats (`numpy_summands`) or of
-    Python floats, checked on probes that tell the rules apart; None when neither gives every probe's sum."""
-    rng = random.Random(20261202)
-    probes = [[1.0, 1e100, 1.0, -1e100], [0.1] * 10, [0.1, 0.2, 0.3, 1e-17], [0.6, 0.3, 0.1], [0.5], [0.0, -0.0]]
-    probes += [[rng.random() * 10.0 ** rng.randint(-3, 3) for _ in range(rng.randint(1, 8))] for _ in range(200)]
-    for rule in ("plain", "neumaier"):
-        fits = True
-        for probe in probes:
-            terms = [np.float64(x) for x in probe] if numpy_summands else [float(x) for x in probe]
-            want = float(sum(terms))
-            got = float(_summed(np.array([probe], dtype=np.float64), rule)[0])
-            if not (want == got and math.copysign(1.0, want) == math.copysign(1.0, got)):
-                fits = False
                 break
         if fits:
             return rule
