@@ -239,7 +239,7 @@ def scores(
             bottom=bottom,
             align="edge",
             color=COLOURS[name],
-            label=f"{name} ({len(values)})",
+            label=f"{name} ({len(values):,})",
             edgecolor="white",
             linewidth=0.5,
         )
@@ -247,7 +247,7 @@ def scores(
     for left_edge, total in zip(edges[:-1], bottom, strict=True):
         if total:
             ax.text(
-                left_edge + 0.5 / bins, total, f"{int(total)}", ha="center", va="bottom", fontsize=7, color="#444444"
+                left_edge + 0.5 / bins, total, f"{int(total):,}", ha="center", va="bottom", fontsize=7, color="#444444"
             )
     if match_threshold is not None:
         ax.axvline(match_threshold, color="#222222", linestyle="--", linewidth=1)
@@ -267,7 +267,7 @@ def scores(
     ax.set_ylabel("cases")
     ax.yaxis.set_major_locator(integer_locator())
     shown = sum(len(values) for values in groups.values())
-    ax.set_title(f"Score distribution ({shown} cases)", loc="left", fontsize=11, pad=22)
+    ax.set_title(f"Score distribution ({shown:,} cases)", loc="left", fontsize=11, pad=22)
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=8, frameon=False, ncols=3, borderaxespad=0.2)
     ax.spines[["top", "right"]].set_visible(False)
     return ax

@@ -145,6 +145,20 @@ class TestScores:
         assert sorted(bars) == ["not scored (1)", "passed (1)"]
         assert bars["not scored (1)"][0] == 1  # score 0 lands in the first bin
 
+    def test_counts_of_thousands_read_as_the_page_tiles_write_them(self):
+        # The runs page's tiles said "1,002" and its chart "1002 cases" (seen on a 1,002-run page).
+        frame = pd.DataFrame(
+            {
+                "status": ["scored"] * 1_002,
+                "score": [1.0] * 1_000 + [0.0] * 2,
+                "test_pass": [True] * 1_000 + [False] * 2,
+            }
+        )
+        ax = plot.scores(frame, match_threshold=None)
+        assert ax.get_title(loc="left") == "Score distribution (1,002 cases)"
+        assert sorted(_containers(ax)) == ["failed (2)", "passed (1,000)"]
+        assert {text.get_text() for text in ax.texts} == {"2", "1,000"}
+
     def test_pass_line_is_drawn_where_asked(self, reference):
         ax = reference.plot.scores(match_threshold=0.8)
         assert [line.get_xdata()[0] for line in ax.get_lines()] == [0.8]
