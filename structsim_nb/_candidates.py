@@ -67,11 +67,15 @@ class Budget:
             `(start, end, literal)`: a fenced block is read once, whether the marker search or
             the fence search asks first; each later ask says the refusal again, as a new read would.
         fences: The fenced blocks found in each region `(start, end)`, for the same two searches.
+        exact_numbers: Read every JSON integer exactly. Default True; False lets an integer past
+            64 bits be a float, for a caller that needs only what was found and where
+            (`_jsonload.loads_within`).
     """
 
     max_depth: int
     max_literal_chars: int
     remaining: int
+    exact_numbers: bool = True
     refused: str = ""
     exhausted: bool = False
     wholes: dict[tuple[int, int, bool], tuple[tuple[Any, str] | None, str]] = field(default_factory=dict)
@@ -205,13 +209,13 @@ def _json_run(text: str, start: int, end: int) -> tuple[bool, int]:
     return stop == len(snippet), start + stop
 
 
-def _json_value(snippet: str, max_depth: int) -> tuple[bool, Any, bool]:
+def _json_value(snippet: str, max_depth: int, exact_numbers: bool = True) -> tuple[bool, Any, bool]:
     """`(found, json.loads(snippet), plain)`, or `(False, None, False)`; an over-long integer becomes a
     `_HugeInt` that `plain` refuses. `plain`: the value is vouched to be plain JSON within `max_depth`
-    (`_jsonload.loads_within`), so `plain()` need not walk it.
+    (`_jsonload.loads_within`), so `plain()` need not walk it. `exact_numbers`: see `Budget`.
     """
     try:
-        value, vouched = loads_within(snippet, max_depth)
+        value, vouched = loads_within(snippet, max_depth, exact_numbers=exact_numbers)
         return True, value, vouched
     except json.JSONDecodeError:
         return False, None, False
@@ -260,7 +264,7 @@ def read_whole(text: str, start: int, end: int, budget: Budget, *, literal: bool
 
 def _read_whole(text: str, start: int, end: int, budget: Budget, *, literal: bool) -> tuple[Any, str] | None:
     snippet = text[start:end]
-    found, value, vouched = _json_value(snippet, budget.max_depth)
+    found, value, vouched = _json_value(snippet, budget.max_depth, budget.exact_numbers)
     syntax = "json"
     if not found:
         if not literal or not budget.spend(end - start):
@@ -448,7 +452,7 @@ class _Search:
             return None
         vouched = False
         if as_json:
-            found, value, vouched = _json_value(snippet, self.budget.max_depth)
+            found, value, vouched = _json_value(snippet, self.budget.max_depth, self.budget.exact_numbers)
             syntax = "json"
         else:
             found, value = _literal_value(snippet, self.budget)

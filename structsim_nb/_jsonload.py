@@ -54,8 +54,15 @@ def loads(text: str) -> Any:
     return _loads(text)[0]
 
 
-def _loads(text: str) -> tuple[Any, bytes | None, int]:
+def _loads(text: str, exact_numbers: bool = True) -> tuple[Any, bytes | None, int]:
     """`(json.loads(text), the squeezed bytes if orjson read them else None, the UTF-8 length)`.
+
+    With `exact_numbers` False, orjson reads whatever it reads and the digit check is skipped (the
+    bytes come back as they are, not squeezed): an integer past 64 bits may be a float, and nothing
+    else differs. orjson reads a text only where `json.loads` reads it too (it refuses NaN,
+    Infinity, lone surrogates, numbers that overflow, and nesting past 1,024 levels; every
+    structure it reads is JSON that `json.loads` reads, up to its own recursion limit), so whether
+    the text is JSON, and the kind and shape of its value, are the same.
 
     orjson's values hold no integer past 64 bits and no NaN. The text is read as UTF-8 bytes (a
     lone surrogate written with `surrogatepass`, which orjson refuses as it refuses it in a
@@ -66,6 +73,11 @@ def _loads(text: str) -> tuple[Any, bytes | None, int]:
     text to `json.loads`, which gives the same value. `loads_within` measures nesting on them too.
     """
     data = text.encode("utf-8", "surrogatepass")
+    if not exact_numbers:
+        try:
+            return orjson.loads(data), data, len(data)
+        except orjson.JSONDecodeError:
+            return json.loads(text), None, len(data)
     squeezed = data.translate(_DIGITS_AS_ZERO, _WHITESPACE)
     if squeezed.find(_LONG_RUN) < 0:
         try:
@@ -75,17 +87,21 @@ def _loads(text: str) -> tuple[Any, bytes | None, int]:
     return json.loads(text), None, len(data)
 
 
-def loads_within(text: str, limit: int) -> tuple[Any, bool]:
+def loads_within(text: str, limit: int, *, exact_numbers: bool = True) -> tuple[Any, bool]:
     """`(loads(text), within)`: the value, and whether it is vouched to be plain within `limit` (see `shallow`).
 
     Only what orjson read is vouched for (so no integer is too long to write out, as the readers'
     exact walk requires); text with fewer than `limit - 1` opening brackets cannot nest that deep,
     so only longer structures are measured. Raises as `loads` raises.
+
+    `exact_numbers`: default True. False skips the check for integers of 19 or more digits (about
+    a tenth of the time on a long answer) for a caller that needs only whether the text is JSON
+    and where it nests: an integer past 64 bits may then come back as a float (see `_loads`).
     """
-    value, data, size = _loads(text)
+    value, data, size = _loads(text, exact_numbers)
     if data is None or limit < 2:  # (a limit under 2 vouches for nothing, as `shallow` says)
         return value, False
-    shape = _shape(data)  # (on the squeezed bytes: whitespace is never a quote, bracket or escape in valid JSON)
+    shape = _shape(data)  # (squeezed or not: whitespace is never a quote, bracket or escape in valid JSON)
     brackets = shape.count(b"(") if shape is not None else data.count(b"{") + data.count(b"[")
     if brackets < limit - 1:
         return value, True  # every container needs a bracket of its own; orjson gives only plain types
@@ -156,7 +172,12 @@ def _shape(data: bytes) -> bytes | None:
             return None
         if plain is None:  # many escapes, or one of a backslash or a quote: drop those
             data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    return data.translate(_BRACKETS_AS_PARENTHESES, _ALL_BUT_QUOTES_AND_BRACKETS).replace(b'""', b"")
+    shape = data.translate(_BRACKETS_AS_PARENTHESES, _ALL_BUT_QUOTES_AND_BRACKETS)
+    # Dropping each `""` (left to right, as `replace` pairs them) leaves no quote exactly when those pairs are
+    # every quote: then deleting the quotes gives the same bytes, in half the time of the many replacements.
+    if shape.count(b'""') * 2 == shape.count(b'"'):
+        return shape.translate(None, b'"')
+    return shape.replace(b'""', b"")
 
 
 def _plain_escapes(data: bytes) -> int | None:

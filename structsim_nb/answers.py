@@ -135,6 +135,7 @@ def parse_answer(
     max_chars: int = MAX_CHARS,
     max_depth: int = MAX_DEPTH,
     max_literal_chars: int = MAX_LITERAL_CHARS,
+    exact_numbers: bool = True,
 ) -> ParsedAnswer:
     """Find the structure (or count) an agent's text answer gives.
 
@@ -145,6 +146,11 @@ def parse_answer(
         max_depth: Deepest nesting accepted, default 100. Deeper values are refused, because
             every reader after this one recurses.
         max_literal_chars: Longest snippet handed to `ast.literal_eval`, default 200,000.
+        exact_numbers: Read every JSON integer exactly, default True. False is for a caller that
+            needs only what was found, where and of what kind (`json_match.contains_json`): a
+            JSON integer past 64 bits inside a structure may then be a float (the C reader's
+            reading, without the check for long digit runs, a tenth of the time on a long answer).
+            The form, syntax, span and message are the same, and so is every other value.
 
     Returns:
         A `ParsedAnswer`; never raises on any string.
@@ -172,8 +178,14 @@ def parse_answer(
     if not text.strip():
         return ParsedAnswer("none", message="the answer is empty")
     if len(text) > max_chars:
-        return _parse_tail(text, max_chars=max_chars, max_depth=max_depth, max_literal_chars=max_literal_chars)
-    budget = Budget(max_depth, max_literal_chars, _WORK_FACTOR * len(text) + _WORK_FLOOR)
+        return _parse_tail(
+            text,
+            max_chars=max_chars,
+            max_depth=max_depth,
+            max_literal_chars=max_literal_chars,
+            exact_numbers=exact_numbers,
+        )
+    budget = Budget(max_depth, max_literal_chars, _WORK_FACTOR * len(text) + _WORK_FLOOR, exact_numbers=exact_numbers)
     text = _blank_think(text)
     result = (
         _whole(text, 0, len(text), budget)
@@ -193,11 +205,13 @@ def parse_answer(
     )
 
 
-def _parse_tail(text: str, *, max_chars: int, max_depth: int, max_literal_chars: int) -> ParsedAnswer:
+def _parse_tail(
+    text: str, *, max_chars: int, max_depth: int, max_literal_chars: int, exact_numbers: bool
+) -> ParsedAnswer:
     """Text over `max_chars`: read whole as JSON (linear, in C), else parse its last `max_chars` characters."""
     stripped = text.strip()
     if stripped[0] in "{[":
-        budget = Budget(max_depth, max_literal_chars, 0)
+        budget = Budget(max_depth, max_literal_chars, 0, exact_numbers=exact_numbers)
         lead = len(text) - len(text.lstrip())
         whole = read_whole(text, lead, lead + len(stripped), budget, literal=False)
         if whole is not None:
@@ -205,7 +219,13 @@ def _parse_tail(text: str, *, max_chars: int, max_depth: int, max_literal_chars:
             message = f"the whole answer is {syntax}"
             return _result(syntax, text, lead, lead + len(stripped), value, syntax, message)
     offset = len(text) - max_chars
-    tail = parse_answer(text[offset:], max_chars=max_chars, max_depth=max_depth, max_literal_chars=max_literal_chars)
+    tail = parse_answer(
+        text[offset:],
+        max_chars=max_chars,
+        max_depth=max_depth,
+        max_literal_chars=max_literal_chars,
+        exact_numbers=exact_numbers,
+    )
     note = f"only the last {max_chars:,} of {len(text):,} characters were read (pass max_chars= to read more)"
     span = (tail.span[0] + offset, tail.span[1] + offset) if tail.span is not None else None
     return replace(tail, span=span, message=f"{tail.message}; {note}", truncated=True)
@@ -215,7 +235,23 @@ def _result(form: str, text: str, start: int, end: int, value: Any, syntax: str,
     snippet = text[start : min(end, start + _SNIPPET_CHARS)]
     if end - start > _SNIPPET_CHARS:
         snippet += "..."
-    return ParsedAnswer(form, value, syntax, (start, end), snippet, message)
+    return _answer(form, value, syntax, (start, end), snippet, message)
+
+
+def _answer(
+    form: str, value: Any, syntax: str | None, span: tuple[int, int] | None, snippet: str, message: str
+) -> ParsedAnswer:
+    """`ParsedAnswer(form, value, syntax, span, snippet, message)` built without the frozen `__init__`.
+
+    A frozen dataclass sets each field through `object.__setattr__`; a call builds up to three of
+    these on its way to the answer. The object is the same in every respect (fields, equality,
+    hash, repr, immutability afterwards).
+    """
+    answer = object.__new__(ParsedAnswer)
+    answer.__dict__.update(
+        form=form, value=value, syntax=syntax, span=span, snippet=snippet, message=message, repairs=(), truncated=False
+    )
+    return answer
 
 
 def _repaired(text: str, found: ParsedAnswer | None, max_depth: int) -> ParsedAnswer | None:
@@ -375,8 +411,8 @@ def _prefixed(text: str, budget: Budget) -> ParsedAnswer | None:
     if found is None:
         return None
     if found.form == "count":
-        return ParsedAnswer("count", found.value, found.syntax, found.span, found.snippet, f"a number after {marker}")
-    return ParsedAnswer("prefixed", found.value, found.syntax, found.span, found.snippet, f"the text after {marker}")
+        return _answer("count", found.value, found.syntax, found.span, found.snippet, f"a number after {marker}")
+    return _answer("prefixed", found.value, found.syntax, found.span, found.snippet, f"the text after {marker}")
 
 
 def _after_an_earlier_marker(text: str, outer: ParsedAnswer, budget: Budget) -> ParsedAnswer | None:
@@ -392,7 +428,7 @@ def _after_an_earlier_marker(text: str, outer: ParsedAnswer, budget: Budget) -> 
     start, _, marker = _last_marker(text[:begin], budget)
     if start < 0 or (marker == "<answer>" and _ANSWER_CLOSE.search(text, start, begin) is not None):
         return None
-    return ParsedAnswer("prefixed", outer.value, outer.syntax, outer.span, outer.snippet, f"the text after {marker}")
+    return _answer("prefixed", outer.value, outer.syntax, outer.span, outer.snippet, f"the text after {marker}")
 
 
 def _whole_to_a_later_close(text: str, start: int, end: int, marker: str, budget: Budget) -> ParsedAnswer | None:
@@ -524,7 +560,10 @@ def _last_marker_fast(
         if start < end:
             piece = text[start : end + _LONGEST_MARKER - 1]
             low = piece.lower() if ascii_only else piece.encode("latin-1", "replace").lower().decode("latin-1")
-            lowered.append((start, end, low))
+            if any(marker in low for marker in _MARKERS):  # (most regions hold no marker word: one pass each, in C)
+                lowered.append((start, end, low))
+    if not lowered:
+        return None
     backwards = ""  # the text reversed, made when a run of prefix characters is first measured
     best, best_line = None, after - 1  # a marker line must start at or after `after`, and after the best so far
     for marker in _MARKERS:
@@ -646,7 +685,7 @@ def _fenced_or_embedded(text: str, start: int, end: int, budget: Budget) -> Pars
                     return across
             found = _embedded(text, content_start, content_end, budget)
         if found is not None and found.form != "count":
-            fenced = ParsedAnswer(
+            fenced = _answer(
                 "fenced", found.value, found.syntax, found.span, found.snippet, "the last fenced block with a structure"
             )
             fence_end = content_end + 3

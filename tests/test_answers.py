@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -310,8 +311,8 @@ class TestPlainValues:
         parsed: list[object] = []
         original = _candidates.loads_within
 
-        def loads_within(text, limit):
-            value, vouched = original(text, limit)
+        def loads_within(text, limit, **options):
+            value, vouched = original(text, limit, **options)
             parsed.append(value)
             return value, vouched
 
@@ -328,6 +329,59 @@ class TestPlainValues:
         assert parse_answer("[[[1]]]", max_depth=2).value != [[[1]]]
         assert parse_answer("[[[1]]]", max_depth=3).value == [[[1]]]
         assert parse_answer('{"a": {"b": []}}', max_depth=1).value != {"a": {"b": []}}
+
+
+_LONG_INTEGERS = st.sampled_from(["123456789012345678901234", "-9223372036854775809", "18446744073709551615", "7"])
+
+
+def _same_but_long_integers(fast, exact):
+    """Equal with the same types, except that an integer outside 64 bits may be the float nearest it (what
+    `exact_numbers=False` allows; a repaired answer or a Python literal keeps it exact)."""
+    if type(exact) is int and type(fast) is float and not -(2**63) <= exact < 2**64:
+        return fast == float(exact)
+    if type(fast) is not type(exact):
+        return False
+    if isinstance(exact, dict):
+        return list(fast) == list(exact) and all(_same_but_long_integers(fast[k], exact[k]) for k in exact)
+    if isinstance(exact, list):
+        return len(fast) == len(exact) and all(map(_same_but_long_integers, fast, exact))
+    return fast == exact
+
+
+class TestInexactNumbers:
+    """`parse_answer(text, exact_numbers=False)`: the same answer, but for integers past 64 bits."""
+
+    @settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(
+        text=answer_text_strategy(),
+        number=_LONG_INTEGERS,
+        where=st.sampled_from(["", "Final Answer: ", "```json\n", "Here: "]),
+        after=st.sampled_from(["", "\n```", " done", "{'b': 1}", '{"c": 2']),
+    )
+    def test_only_long_integers_differ(self, text, number, where, after):
+        text = text + where + '{"id": ' + number + ', "rows": [' + number + ', {"x": "[a"}]}' + after
+        exact, fast = parse_answer(text), parse_answer(text, exact_numbers=False)
+        assert replace(fast, value=None) == replace(exact, value=None)
+        assert _same_but_long_integers(fast.value, exact.value), (fast.value, exact.value)
+
+    def test_a_long_integer_may_come_back_as_a_float(self):
+        text = 'Here it is: {"id": 123456789012345678901234, "total": 12}'
+        assert parse_answer(text).value == {"id": 123456789012345678901234, "total": 12}
+        fast = parse_answer(text, exact_numbers=False)
+        assert fast.value == {"id": 1.2345678901234568e23, "total": 12} and type(fast.value["total"]) is int
+        assert (fast.form, fast.span) == ("embedded", (12, len(text)))
+
+
+def test_an_answer_built_without_the_frozen_init_is_the_same_object():
+    from dataclasses import FrozenInstanceError
+
+    from structsim_nb.answers import _answer
+
+    fast = _answer("fenced", {"a": [1]}, "json", (3, 9), '{"a": [1]}', "the last fenced block")
+    slow = ParsedAnswer("fenced", {"a": [1]}, "json", (3, 9), '{"a": [1]}', "the last fenced block")
+    assert vars(fast) == vars(slow) and fast == slow and repr(fast) == repr(slow)
+    with pytest.raises(FrozenInstanceError):
+        fast.form = "json"  # type: ignore[misc]
 
 
 @settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

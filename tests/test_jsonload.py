@@ -70,6 +70,64 @@ def test_errors_are_json_loads_errors(text):
     assert (ours.value.msg, ours.value.pos) == (theirs.value.msg, theirs.value.pos)
 
 
+def _same_but_long_integers(fast, exact):
+    """`_same`, except that an integer outside 64 bits may be the float nearest it (`exact_numbers=False`)."""
+    if type(exact) is int and type(fast) is float and not -(2**63) <= exact < 2**64:
+        return fast == float(exact)
+    if type(fast) is not type(exact):
+        return False
+    if isinstance(exact, dict):
+        return list(fast) == list(exact) and all(_same_but_long_integers(fast[k], exact[k]) for k in exact)
+    if isinstance(exact, list):
+        return len(fast) == len(exact) and all(map(_same_but_long_integers, fast, exact))
+    return _same(fast, exact)
+
+
+class TestInexactNumbers:
+    """`loads_within(..., exact_numbers=False)`: only an integer past 64 bits may differ, as the float nearest it;
+    what is JSON, what it holds and whether it is vouched for are the same."""
+
+    @settings(max_examples=400, deadline=None, derandomize=True)
+    @given(value=JSON, indent=st.sampled_from([None, 2]), ascii_only=st.booleans(), limit=st.sampled_from([3, 100]))
+    def test_only_long_integers_may_differ(self, value, indent, ascii_only, limit):
+        text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
+        fast, fast_vouched = loads_within(text, limit, exact_numbers=False)
+        exact, _ = loads_within(text, limit)
+        assert _same_but_long_integers(fast, exact), text
+        if isinstance(fast, (dict, list)):
+            assert fast_vouched == shallow(exact, limit), text
+
+    def test_a_long_integer_is_read_as_the_c_reader_reads_it(self):
+        text = '{"id": 123456789012345678901234, "n": 18446744073709551615}'
+        assert loads_within(text, 100) == ({"id": 123456789012345678901234, "n": 2**64 - 1}, False)
+        value, vouched = loads_within(text, 100, exact_numbers=False)
+        assert value == {"id": 1.2345678901234568e23, "n": 2**64 - 1} and type(value["id"]) is float and vouched
+
+    @pytest.mark.parametrize(
+        "text",
+        ["[NaN, Infinity]", "[1e400]", '["\\ud800"]', '{"a": ' + "9" * 4300 + "}", "[" * 1100 + "]" * 1100],
+    )
+    def test_what_orjson_refuses_is_read_as_json_loads_reads_it(self, text):
+        try:
+            expected = json.loads(text)
+        except (ValueError, RecursionError) as error:
+            with pytest.raises(type(error)):
+                loads_within(text, 100, exact_numbers=False)
+        else:
+            assert _same(loads_within(text, 100, exact_numbers=False)[0], expected)
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(text=st.text(alphabet='"{}[]x', max_size=40))
+    def test_the_shape_drops_quote_pairs_as_replace_pairs_them(self, text):
+        """`_shape` deletes the quotes when the `""` pairs are every quote, else replaces the pairs: the same bytes
+        either way, on any run of quotes and brackets."""
+        from structsim_nb._jsonload import _shape
+
+        data = text.encode()
+        brackets = data.translate(bytes(range(256)).translate(bytes.maketrans(b"{}[]", b"()()")), b"x")
+        assert _shape(data) == brackets.replace(b'""', b"")
+
+
 class TestShallow:
     def test_vouches_only_for_plain_values_within_the_limit(self):
         assert shallow({"a": [1, "x", None, 2.5, True, {}]}, 100)

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from ..answers import MAX_CHARS, has_think_tag
 from . import agenta
-from .results import FieldResult, JsonMatchResult, with_notes
+from .results import FieldResult, JsonMatchResult, json_match_result, with_notes
 from .values import JsonRead, json_type, read_output, read_text, short
 
 __all__ = ["contains_json"]
@@ -51,7 +51,10 @@ def contains_json(actual: Any) -> JsonMatchResult:
     """
     notes: list[str] = []
     if isinstance(actual, str):
-        read = read_text(actual)
+        # (Whether and where a structure is found does not depend on exact integers: see parse_answer.
+        # The reasons below name only a structure's kind, or values read other ways: numbers, Python
+        # literals, repairs.)
+        read = read_text(actual, exact_numbers=False)
         structure = read.ok and isinstance(read.value, (dict, list))
         found = structure and read.syntax == "json" and read.how != "repaired"
         if found:
@@ -95,4 +98,4 @@ def contains_json(actual: Any) -> JsonMatchResult:
             ),
         )
     )
-    return JsonMatchResult("contains_json", float(found), found, with_notes(head, notes), fields, {}, tuple(notes))
+    return json_match_result("contains_json", float(found), found, with_notes(head, notes), fields, {}, tuple(notes))

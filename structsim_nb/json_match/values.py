@@ -354,13 +354,14 @@ def read_as_given(value: dict[Any, Any] | list[Any]) -> JsonRead:
     return read
 
 
-def read_text(text: str) -> JsonRead:
+def read_text(text: str, *, exact_numbers: bool = True) -> JsonRead:
     """Text output through the project's one text-to-structure parser, `answers.parse_answer`.
 
     `how` is the parser's form (`json`, `python_literal`, `fenced`, `prefixed`, `embedded`,
     `count`); `syntax` says whether the value was JSON, a Python literal or a number.
+    `exact_numbers`: passed on (default True; False for a reader that looks only at what was found).
     """
-    parsed = parse_answer(text)
+    parsed = parse_answer(text, exact_numbers=exact_numbers)
     if not parsed.found:
         return JsonRead(False, how="none", message=f"output is not JSON: {parsed.message}")
     # parse_answer returns plain JSON types within MAX_DEPTH, the limit `as_json_or_why` keeps: nothing to check again.

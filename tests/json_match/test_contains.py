@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import answer_text_strategy
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from structsim_nb.json_match import (
     contains_json,
@@ -69,3 +70,28 @@ def test_any_think_tag_parse_answer_matches_leaves_agentas_verdict_to_the_emulat
     """`parse_answer` matches `<think` case-insensitively, dotless and dotted I included."""
     text = '{"a": 1 ' + tag + "junk</think>}"
     assert "Agenta scores False" in contains_json(text).reason
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    text=answer_text_strategy(),
+    number=st.sampled_from(["123456789012345678901234", "-9223372036854775809", "42"]),
+    after=st.sampled_from(["", "\n```", '{"c": 2', " [1e400]", " [NaN]"]),
+)
+def test_reading_without_exact_integers_changes_no_verdict_or_reason(text, number, after):
+    """contains_json reads the text with `exact_numbers=False` (integers past 64 bits may be floats): every
+    result is the one the exact reading gives."""
+    from structsim_nb.json_match import contains as module
+
+    text = f'{text}{{"id": {number}, "rows": [{number}]}}{after}'
+    fast = contains_json(text)
+    exact = module.read_text
+    with pytest.MonkeyPatch.context() as patch:  # not the fixture: hypothesis runs many examples
+        patch.setattr(module, "read_text", lambda text, exact_numbers: exact(text))
+        assert contains_json(text) == fast
+
+
+def test_an_integer_past_64_bits_is_json_as_any_other():
+    text = 'Result:\n```json\n{"id": 123456789012345678901234, "tags": ["[x"]}\n```'
+    result = contains_json(text)
+    assert result.passed and result.reason.startswith("found a JSON object")
