@@ -371,6 +371,16 @@ class TestInexactNumbers:
         assert fast.value == {"id": 1.2345678901234568e23, "total": 12} and type(fast.value["total"]) is int
         assert (fast.form, fast.span) == ("embedded", (12, len(text)))
 
+    def test_text_over_the_limit_is_read_the_same_way(self):
+        whole = '{"id": 123456789012345678901234, "pad": "' + "x" * 100 + '"}'
+        assert type(parse_answer(whole, max_chars=50).value["id"]) is int
+        fast = parse_answer(whole, max_chars=50, exact_numbers=False)  # read whole as JSON first
+        assert fast.form == "json" and type(fast.value["id"]) is float
+        tail = "x" * 100 + ' {"id": 123456789012345678901234}'
+        fast = parse_answer(tail, max_chars=50, exact_numbers=False)  # then its last 50 characters
+        assert fast.truncated and type(fast.value["id"]) is float
+        assert replace(fast, value=None) == replace(parse_answer(tail, max_chars=50), value=None)
+
 
 def test_an_answer_built_without_the_frozen_init_is_the_same_object():
     from dataclasses import FrozenInstanceError
