@@ -97,6 +97,30 @@ class TestInexactNumbers:
         if isinstance(fast, (dict, list)):
             assert fast_vouched == shallow(exact, limit), text
 
+    @settings(max_examples=400, deadline=None, derandomize=True)
+    @given(
+        digits=st.text(alphabet="0123456789", min_size=18, max_size=45),
+        point=st.integers(1, 17),
+        exponent=st.none() | st.integers(-340, 310),
+        halfway=st.floats(allow_nan=False, allow_infinity=False, min_value=1e-300, max_value=1e300),
+    )
+    def test_numbers_with_long_digit_runs_are_the_same_floats(self, digits, point, exponent, halfway):
+        """A number with a fraction or an exponent reads as the same float either way, however many digits it has
+        (the check skipped here sent those to json.loads): long mantissas, and the exact midpoint between two
+        floats, where rounding to even decides."""
+        import math
+        from decimal import Decimal
+
+        text = f"{digits[:point]}.{digits[point:]}" + ("" if exponent is None else f"e{exponent}")
+        between = (Decimal(halfway) + Decimal(math.nextafter(halfway, math.inf))) / 2
+        for number in (text, format(between, ".40e"), format(-between, ".60e")):
+            document = f'{{"x": [{number}]}}'
+            try:
+                expected = json.loads(document)
+            except ValueError:
+                continue
+            assert _same(loads_within(document, 100, exact_numbers=False)[0], expected), number
+
     def test_a_long_integer_is_read_as_the_c_reader_reads_it(self):
         text = '{"id": 123456789012345678901234, "n": 18446744073709551615}'
         assert loads_within(text, 100) == ({"id": 123456789012345678901234, "n": 2**64 - 1}, False)
