@@ -58,11 +58,18 @@ def _loads(text: str, exact_numbers: bool = True) -> tuple[Any, bytes | None, in
     """`(json.loads(text), the squeezed bytes if orjson read them else None, the UTF-8 length)`.
 
     With `exact_numbers` False, orjson reads whatever it reads and the digit check is skipped (the
-    bytes come back as they are, not squeezed): an integer past 64 bits may be a float, and nothing
-    else differs. orjson reads a text only where `json.loads` reads it too (it refuses NaN,
-    Infinity, lone surrogates, numbers that overflow, and nesting past 1,024 levels; every
-    structure it reads is JSON that `json.loads` reads, up to its own recursion limit), so whether
-    the text is JSON, and the kind and shape of its value, are the same.
+    bytes come back as they are, not squeezed). orjson reads a text only where `json.loads` reads
+    it too (it refuses NaN, Infinity, lone surrogates, numbers that overflow, and nesting past 1,024
+    levels, which `json.loads` then reads or refuses as before). What differs, only in text holding
+    a run of 19 or more digits (which the exact reading leaves to `json.loads`):
+
+    - an integer past 64 bits is the float nearest it;
+    - a number written with more than 768 significant digits exactly halfway between two floats
+      may round the other way (orjson cuts the digits there);
+    - text nested deeper than this Python's `json.loads` reads but at most 1,024 levels (about 990
+      and up on 3.10 and 3.11, where `json.loads` raises `RecursionError`) is read.
+
+    Whether any other text is JSON, and the kind, shape and values of what it holds, are the same.
 
     orjson's values hold no integer past 64 bits and no NaN. The text is read as UTF-8 bytes (a
     lone surrogate written with `surrogatepass`, which orjson refuses as it refuses it in a
@@ -96,7 +103,8 @@ def loads_within(text: str, limit: int, *, exact_numbers: bool = True) -> tuple[
 
     `exact_numbers`: default True. False skips the check for integers of 19 or more digits (about
     a tenth of the time on a long answer) for a caller that needs only whether the text is JSON
-    and where it nests: an integer past 64 bits may then come back as a float (see `_loads`).
+    and where it nests: an integer past 64 bits may then come back as a float, and what else may
+    differ is in `_loads` (it raises `RecursionError` only past orjson's 1,024 levels).
     """
     value, data, size = _loads(text, exact_numbers)
     if data is None or limit < 2:  # (a limit under 2 vouches for nothing, as `shallow` says)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -84,8 +85,9 @@ def _same_but_long_integers(fast, exact):
 
 
 class TestInexactNumbers:
-    """`loads_within(..., exact_numbers=False)`: only an integer past 64 bits may differ, as the float nearest it;
-    what is JSON, what it holds and whether it is vouched for are the same."""
+    """`loads_within(..., exact_numbers=False)`: an integer past 64 bits may differ, as the float nearest it; what is
+    JSON, what it holds and whether it is vouched for are the same, but for the two cases `_loads` names (tested
+    below: nesting json.loads may refuse, halfway numbers of over 768 digits)."""
 
     @settings(max_examples=400, deadline=None, derandomize=True)
     @given(value=JSON, indent=st.sampled_from([None, 2]), ascii_only=st.booleans(), limit=st.sampled_from([3, 100]))
@@ -139,6 +141,32 @@ class TestInexactNumbers:
                 loads_within(text, 100, exact_numbers=False)
         else:
             assert _same(loads_within(text, 100, exact_numbers=False)[0], expected)
+
+    def test_nesting_json_loads_may_refuse_is_read_up_to_orjson_s_limit(self):
+        """1,000 levels and a run of 19 digits: the exact reading leaves the text to json.loads, which raises
+        RecursionError on 3.10 and 3.11; without exact integers orjson reads it (up to 1,024 levels)."""
+        text = "[" * 1000 + '"1234567890123456789012"' + "]" * 1000
+        value, vouched = loads_within(text, 100, exact_numbers=False)
+        levels = 0
+        while isinstance(value, list):  # (counted in a loop: a recursive walk passes Python's limit)
+            levels, value = levels + 1, value[0]
+        assert (levels, value, vouched) == (1000, "1234567890123456789012", False)
+        try:
+            loads_within(text, 100)
+        except RecursionError:
+            assert sys.version_info < (3, 12)  # 3.12's json.loads reads it: the two readings agree there
+
+    def test_a_long_halfway_number_is_within_one_ulp(self):
+        """More than 768 significant digits exactly halfway between two floats: the exact reading rounds to even
+        (json.loads), orjson may round the other way; one ulp apart at most."""
+        import math
+        from decimal import Decimal
+
+        digits = "4.6582680617756284420096" + "0" * 746 + "e22"
+        exact = loads_within(f"[{digits}]", 100)[0][0]
+        assert exact == float(Decimal(digits))
+        fast = loads_within(f"[{digits}]", 100, exact_numbers=False)[0][0]
+        assert fast in (exact, math.nextafter(exact, math.inf), math.nextafter(exact, -math.inf))
 
     def test_nesting_past_orjson_s_limit_is_read_as_json_loads_reads_it(self):
         """orjson refuses 1,024 levels and more; json.loads reads them on 3.12+ and raises on 3.10 and 3.11."""

@@ -95,3 +95,18 @@ def test_an_integer_past_64_bits_is_json_as_any_other():
     text = 'Result:\n```json\n{"id": 123456789012345678901234, "tags": ["[x"]}\n```'
     result = contains_json(text)
     assert result.passed and result.reason.startswith("found a JSON object")
+
+
+def test_text_nested_a_thousand_levels_fails_either_way():
+    """With a run of 19 digits, 1,000 levels are past what 3.10's and 3.11's json.loads reads (the exact reading)
+    and within orjson's 1,024: the verdict is the same either way, and both reasons say the nesting is too deep."""
+    from structsim_nb.json_match import contains as module
+
+    text = "[" * 1000 + '"1234567890123456789012"' + "]" * 1000
+    fast = contains_json(text)
+    exact = module.read_text
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "read_text", lambda text, exact_numbers: exact(text))
+        slow = contains_json(text)
+    assert (fast.score, fast.passed) == (slow.score, slow.passed) == (0.0, False)
+    assert "nests deeper than 100 levels" in fast.reason and "nests deeper than 100 levels" in slow.reason
