@@ -75,11 +75,11 @@ class Budget:
     max_depth: int
     max_literal_chars: int
     remaining: int
-    exact_numbers: bool = True
     refused: str = ""
     exhausted: bool = False
     wholes: dict[tuple[int, int, bool], tuple[tuple[Any, str] | None, str]] = field(default_factory=dict)
     fences: dict[tuple[int, int], list[tuple[int, int]]] = field(default_factory=dict)
+    exact_numbers: bool = True
 
     def spend(self, chars: int) -> bool:
         """Spend `chars` of reading; False (and the search stops) once the budget is gone."""
