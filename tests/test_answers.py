@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers import answer_text_strategy
+from helpers import answer_text_strategy, same_but_long_integers
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -334,20 +334,6 @@ class TestPlainValues:
 _LONG_INTEGERS = st.sampled_from(["123456789012345678901234", "-9223372036854775809", "18446744073709551615", "7"])
 
 
-def _same_but_long_integers(fast, exact):
-    """Equal with the same types, except that an integer outside 64 bits may be the float nearest it (what
-    `exact_numbers=False` allows; a repaired answer or a Python literal keeps it exact)."""
-    if type(exact) is int and type(fast) is float and not -(2**63) <= exact < 2**64:
-        return fast == float(exact)
-    if type(fast) is not type(exact):
-        return False
-    if isinstance(exact, dict):
-        return list(fast) == list(exact) and all(_same_but_long_integers(fast[k], exact[k]) for k in exact)
-    if isinstance(exact, list):
-        return len(fast) == len(exact) and all(map(_same_but_long_integers, fast, exact))
-    return fast == exact
-
-
 class TestInexactNumbers:
     """`parse_answer(text, exact_numbers=False)`: the same answer, but for integers past 64 bits (and, in text with a
     run of 19 digits, nesting of about 1,000 levels and 769-digit halfway numbers: `tests/test_jsonload.py`)."""
@@ -363,7 +349,7 @@ class TestInexactNumbers:
         text = text + where + '{"id": ' + number + ', "rows": [' + number + ', {"x": "[a"}]}' + after
         exact, fast = parse_answer(text), parse_answer(text, exact_numbers=False)
         assert replace(fast, value=None) == replace(exact, value=None)
-        assert _same_but_long_integers(fast.value, exact.value), (fast.value, exact.value)
+        assert same_but_long_integers(fast.value, exact.value), (fast.value, exact.value)
 
     def test_a_long_integer_may_come_back_as_a_float(self):
         text = 'Here it is: {"id": 123456789012345678901234, "total": 12}'

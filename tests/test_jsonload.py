@@ -6,6 +6,7 @@ import json
 import sys
 
 import pytest
+from helpers import same_but_long_integers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,19 +72,6 @@ def test_errors_are_json_loads_errors(text):
     assert (ours.value.msg, ours.value.pos) == (theirs.value.msg, theirs.value.pos)
 
 
-def _same_but_long_integers(fast, exact):
-    """`_same`, except that an integer outside 64 bits may be the float nearest it (`exact_numbers=False`)."""
-    if type(exact) is int and type(fast) is float and not -(2**63) <= exact < 2**64:
-        return fast == float(exact)
-    if type(fast) is not type(exact):
-        return False
-    if isinstance(exact, dict):
-        return list(fast) == list(exact) and all(_same_but_long_integers(fast[k], exact[k]) for k in exact)
-    if isinstance(exact, list):
-        return len(fast) == len(exact) and all(map(_same_but_long_integers, fast, exact))
-    return _same(fast, exact)
-
-
 class TestInexactNumbers:
     """`loads_within(..., exact_numbers=False)`: an integer past 64 bits may differ, as the float nearest it; what is
     JSON, what it holds and whether it is vouched for are the same, but for the two cases `_loads` names (tested
@@ -95,7 +83,7 @@ class TestInexactNumbers:
         text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
         fast, fast_vouched = loads_within(text, limit, exact_numbers=False)
         exact, _ = loads_within(text, limit)
-        assert _same_but_long_integers(fast, exact), text
+        assert same_but_long_integers(fast, exact), text
         if isinstance(fast, (dict, list)):
             assert fast_vouched == shallow(exact, limit), text
 
