@@ -80,13 +80,8 @@ def _loads(text: str, exact_numbers: bool = True) -> tuple[Any, bytes | None, in
     text to `json.loads`, which gives the same value. `loads_within` measures nesting on them too.
     """
     data = text.encode("utf-8", "surrogatepass")
-    if not exact_numbers:
-        try:
-            return orjson.loads(data), data, len(data)
-        except orjson.JSONDecodeError:
-            return json.loads(text), None, len(data)
-    squeezed = data.translate(_DIGITS_AS_ZERO, _WHITESPACE)
-    if squeezed.find(_LONG_RUN) < 0:
+    squeezed = data.translate(_DIGITS_AS_ZERO, _WHITESPACE) if exact_numbers else data
+    if not exact_numbers or squeezed.find(_LONG_RUN) < 0:
         try:
             return orjson.loads(data), squeezed, len(data)
         except orjson.JSONDecodeError:
