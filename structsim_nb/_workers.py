@@ -133,7 +133,10 @@ def fingerprint(evaluator: StructuredOutputSimilarity) -> str:
     (`_canonical`: sets sorted, functions and classes by name, no object addresses), so it is equal
     for the same class in any process, whatever the hash seed; it differs when a field is added,
     removed, renamed or retyped, or a comparison setting changes. A validator's code and a
-    default value are not in it.
+    default value are not in it. Classes are written by `__name__`, not `__qualname__`: cloudpickle
+    rebuilds a class sent by value with its bare name (`Local` for `make.<locals>.Local`), so a
+    worker that did not fork from this process (spawn, the default on macOS; forkserver, the
+    default on Linux from Python 3.14) would otherwise refuse a model defined in a function.
     """
     text = json.dumps(
         {
@@ -159,7 +162,7 @@ def _fields_of(model: type, seen: set[type]) -> list[tuple[str, str, str]]:
     seen.add(model)
     found = []
     for name, info in getattr(model, "model_fields", {}).items():
-        found.append((model.__qualname__, name, _annotation_text(info.annotation)))
+        found.append((model.__name__, name, _annotation_text(info.annotation)))
         for named in _models_named(info.annotation):
             found += _fields_of(named, seen)
     return found
@@ -172,7 +175,8 @@ def _models_named(annotation: Any) -> list[type]:
 
 
 def _annotation_text(annotation: Any) -> str:
-    """An annotation written out the same in every process: classes by name, `Annotated` metadata canonical."""
+    """An annotation written out the same in every process: classes by module and `__name__` (see `fingerprint`),
+    `Annotated` metadata canonical."""
     origin, arguments = get_origin(annotation), get_args(annotation)
     if origin is Annotated:
         metadata = json.dumps(_canonical(list(annotation.__metadata__)), sort_keys=True)
@@ -182,7 +186,7 @@ def _annotation_text(annotation: Any) -> str:
     if origin is not None:
         return f"{_annotation_text(origin)}[{', '.join(_annotation_text(argument) for argument in arguments)}]"
     if isinstance(annotation, type):
-        return f"{annotation.__module__}.{annotation.__qualname__}"
+        return f"{annotation.__module__}.{annotation.__name__}"
     return _ADDRESS.sub("", repr(annotation))
 
 
@@ -200,13 +204,13 @@ def _canonical(value: Any, depth: int = 0) -> Any:
     if isinstance(value, (set, frozenset)):
         return sorted((_canonical(item, depth) for item in value), key=_text)
     if isinstance(value, type):
-        return f"{value.__module__}.{value.__qualname__}"
+        return f"{value.__module__}.{value.__name__}"  # (not __qualname__: see `fingerprint`)
     if callable(value) and hasattr(value, "__qualname__"):  # (by name only: rapidfuzz's module names the CPU's SIMD)
         return str(value.__qualname__)
     attributes = getattr(value, "__dict__", None)
     if isinstance(attributes, dict) and depth < _DEEPEST:
-        return [type(value).__qualname__, _canonical(attributes, depth + 1)]
-    return _ADDRESS.sub("", repr(value)) if depth < _DEEPEST else type(value).__qualname__
+        return [type(value).__name__, _canonical(attributes, depth + 1)]
+    return _ADDRESS.sub("", repr(value)) if depth < _DEEPEST else type(value).__name__
 
 
 def _text(value: Any) -> str:

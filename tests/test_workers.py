@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -345,6 +346,43 @@ class TestModelsDefinedInMain:
         assert result["module"] == "__main__"
         assert result["same"] and result["rows"] == 96 and result["documented"] > 0
         assert len(result["worker_pids"]) >= 1
+
+
+def _order_model_in_a_function() -> type[BaseModel]:
+    class Item(BaseModel):
+        sku: str | None = None
+        quantity: int | None = None
+
+    class Order(BaseModel):
+        order_id: str
+        items: list[Item] = []
+
+    return Order
+
+
+@pytest.mark.parametrize(
+    "method", [method for method in ("spawn", "forkserver") if method in multiprocessing.get_all_start_methods()]
+)
+def test_a_model_defined_in_a_function_scores_on_workers_started_afresh(method, monkeypatch):
+    """cloudpickle rebuilds a class sent by value as `Order`, not `_order_model_in_a_function.<locals>.Order`: a
+    worker that did not fork from this process (spawn on macOS, forkserver on Linux from Python 3.14) must still
+    see the same model, not refuse it as an edited file."""
+    from structsim_nb import _pool
+
+    context = multiprocessing.get_context(method)
+    monkeypatch.setattr(_pool.multiprocessing, "get_context", lambda: context)
+    order = _order_model_in_a_function()
+    assert "<locals>" in order.__qualname__
+    truth = {"order_id": "A1", "items": [{"sku": "x", "quantity": 2}, {"sku": "y", "quantity": 1}]}
+    pairs = [
+        (truth, {**truth, "items": [{"sku": "y", "quantity": index}, {"sku": "x", "quantity": 2}]})
+        for index in range(6)
+    ]
+    on_workers = score_dataset(pairs, model_cls=order, workers=2, chunk_size=2, progress=False)  # raised TypeError
+    assert (
+        on_workers.model_dump_json()
+        == score_dataset(pairs, model_cls=order, workers=1, progress=False).model_dump_json()
+    )
 
 
 def test_strict_reading_reaches_the_evaluator_in_process_and_on_workers():
