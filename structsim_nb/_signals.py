@@ -22,7 +22,8 @@ results. Four helpers close that gap:
 
 `worker_init()` is the pool initializer: workers ignore Ctrl-C (the parent handles it), end at
 once on SIGTERM and, on Linux, are sent SIGTERM by the kernel if the parent dies without cleaning
-up (`kill -9`). Signal handlers can only be set from the main thread; elsewhere the helpers do
+up (`kill -9`); a forkserver's workers, whose parent is the forkserver, watch the pool's process
+for that themselves. Signal handlers can only be set from the main thread; elsewhere the helpers do
 nothing extra.
 """
 
@@ -240,9 +241,11 @@ def worker_init(parent_started_me: bool = True) -> None:
 
     Args:
         parent_started_me: Whether the pool's process started this one itself (fork and spawn; the
-            default). False for a forkserver pool: the forkserver is this process's parent (and the
-            one whose death it follows; the forkserver ends with the pool's process), so that the
-            parent differs from the pool's process says nothing.
+            default). False for a forkserver pool (the default start method on Linux from Python
+            3.14): the forkserver is this process's parent, so the parent-death signal follows the
+            forkserver, and the forkserver outlives the pool's process for as long as any process it
+            started is alive (each holds its pipe, so it can start processes too). Such a worker
+            follows the pool's process instead with `_follow_pool_process`.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -256,3 +259,25 @@ def worker_init(parent_started_me: bool = True) -> None:
             parent = multiprocessing.parent_process()
             if parent_started_me and parent is not None and parent.pid != os.getppid():  # it died first
                 os.kill(os.getpid(), signal.SIGTERM)
+    if not parent_started_me:
+        _follow_pool_process()
+
+
+def _follow_pool_process() -> None:
+    """End this worker (SIGTERM, whose action is the default here) as soon as the pool's process is gone.
+
+    For a worker its pool's process did not start itself (forkserver): multiprocessing gives it a
+    sentinel of the process that asked for it (`parent_process().sentinel`, the read end of a pipe
+    that process holds open), readable once that process has ended, however it ended (`kill -9`
+    included). A daemon thread waits on it. Without it a forkserver's workers outlive a killed pool's
+    process for good: their parent, the forkserver, waits for them to end before it ends.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None or getattr(parent, "sentinel", None) is None:
+        return
+
+    def follow() -> None:
+        parent.join()  # (waits on the sentinel; returns at once if the pool's process is already gone)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=follow, name="structsim-nb-follow-pool", daemon=True).start()

@@ -134,16 +134,29 @@ def test_ctrl_c_stops_a_pool_run_without_writing_a_report(tmp_path):
 
 
 def _workers_of(process_id: int, count: int, timeout: float = 60.0) -> list[Any]:
-    """The child processes of `process_id` once there are `count` of them (psutil)."""
+    """The worker processes of `process_id` once there are `count` of them (psutil).
+
+    Its descendants but multiprocessing's helpers: the forkserver (the default start method on Linux from Python
+    3.14), whose children the workers are, and the resource tracker. Both live as long as `process_id`, by design.
+    """
     import time
 
     import psutil
 
+    def helper(process: Any) -> bool:
+        try:
+            command = " ".join(process.cmdline())
+            return process.ppid() == process_id and any(
+                f"multiprocessing.{name} import main" in command for name in ("forkserver", "resource_tracker")
+            )
+        except psutil.Error:
+            return False
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        children = psutil.Process(process_id).children(recursive=True)
-        if len(children) >= count:
-            return children
+        workers = [child for child in psutil.Process(process_id).children(recursive=True) if not helper(child)]
+        if len(workers) >= count:
+            return workers
         time.sleep(0.1)
     raise AssertionError(f"process {process_id} never started {count} workers")
 
@@ -220,30 +233,39 @@ def test_a_signal_while_workers_are_starting_stops_them_cleanly(signal_name):
 
 
 _KILLED_RUN = """
-import sys
+import multiprocessing, sys
 sys.path.insert(0, sys.argv[1])
 from invoice_corpus import MODEL, make_pairs
 from structsim_nb import score_dataset
 
-print("scoring", flush=True)
-score_dataset(make_pairs(4000), model_cls=MODEL, workers=2, progress=False)
+if __name__ == "__main__":
+    multiprocessing.set_start_method(sys.argv[2])
+    print("scoring", flush=True)
+    score_dataset(make_pairs(4000), model_cls=MODEL, workers=2, progress=False)
 """
 
 
-def test_workers_die_with_a_parent_killed_outright(tmp_path):
-    """kill -9 runs no cleanup at all; on Linux the workers still follow their parent (PR_SET_PDEATHSIG)."""
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_workers_die_with_a_parent_killed_outright(tmp_path, method):
+    """kill -9 runs no cleanup at all; on Linux forked workers still follow their parent (PR_SET_PDEATHSIG). A
+    forkserver's workers (the default from Python 3.14) are the forkserver's children, and it waits for them: they
+    follow the pool's process through multiprocessing's parent sentinel instead."""
     import signal
 
     if not sys.platform.startswith("linux"):
         pytest.skip("parent-death signals are Linux only")
     process = subprocess.Popen(
-        [sys.executable, "-c", _KILLED_RUN, str(Path(__file__).parent)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", _KILLED_RUN, str(Path(__file__).parent), method], stdout=subprocess.PIPE, text=True
     )
     assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
+    import psutil
+
     workers = _workers_of(process.pid, 2)
+    everything = psutil.Process(process.pid).children(recursive=True)  # the forkserver and resource tracker too
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
     assert _gone(workers) == []
+    assert _gone(everything) == []  # with its workers gone, multiprocessing's helpers end too: nothing is orphaned
 
 
 def test_only_a_forking_pool_is_marked_for_the_signal_mask(monkeypatch):
@@ -264,7 +286,7 @@ def test_only_a_forking_pool_is_marked_for_the_signal_mask(monkeypatch):
 
 
 _SLOW_STARTING_SLOW_WORK = """
-import os, sys, time
+import multiprocessing, os, sys, time
 from structsim_nb._pool import map_ordered
 
 def slow(item):
@@ -272,7 +294,8 @@ def slow(item):
     return item
 
 if __name__ == "__main__":
-    os.register_at_fork(after_in_child=lambda: time.sleep(1.0))  # a worker takes 1 s to reach worker_init
+    multiprocessing.set_start_method(sys.argv[1])
+    os.register_at_fork(after_in_child=lambda: time.sleep(1.0))  # a forked worker takes 1 s to reach worker_init
     print("scoring", flush=True)
     try:
         list(map_ordered(slow, range(40), workers=2, chunk_size=1))
@@ -282,16 +305,20 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked workers")
-def test_workers_interrupted_while_starting_are_gone_while_the_parent_lives(tmp_path):
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked workers, and the parent-death signal")
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_workers_interrupted_while_starting_are_gone_while_the_parent_lives(tmp_path, method):
     """Forked with SIGINT and SIGTERM blocked, a worker still starting dies as soon as `worker_init` unblocks
-    them; without the mask it inherited the parent's handlers, lived through the SIGTERM, and took work."""
+    them; without the mask it inherited the parent's handlers, lived through the SIGTERM, and took work. Workers
+    a forkserver starts (the default from Python 3.14) are gone too; the forkserver itself lives with the parent."""
     import select
     import signal
 
     script = tmp_path / "slow_start.py"
     script.write_text(_SLOW_STARTING_SLOW_WORK, encoding="utf-8")
-    process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, str(script), method], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
         workers = _workers_of(process.pid, 2)
