@@ -21,7 +21,8 @@ _SCRIPT = textwrap.dedent(
     with sigterm_raises():
         try:
             print("ready", flush=True)
-            time.sleep(60)
+            for _ in range(1200):  # work in steps, as a run does: a signal that lands between the interpreter's
+                time.sleep(0.05)  # last check and a blocking call waits for that call (60 s in one sleep, 3.14)
         finally:
             print("cleaned up", flush=True)  # the work's own cleanup: stopping workers, removing staging
     print("not reached", flush=True)
