@@ -3,7 +3,7 @@
 import nox
 
 nox.options.sessions = ["lint", "tests"]
-PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
+PYTHONS = ["3.10", "3.11", "3.12", "3.13", "3.14"]
 # The code the project lints. The notebooks are left out: their sources are committed with the outputs of a real
 # run, so a fix there means re-executing them (`nox -s notebooks`), not `--fix`.
 LINTED = ["structsim_nb", "tests", "bench", "recordings", "examples/notebooks/walkthrough_schema.py", "noxfile.py"]
