@@ -133,10 +133,12 @@ def fingerprint(evaluator: StructuredOutputSimilarity) -> str:
     (`_canonical`: sets sorted, functions and classes by name, no object addresses), so it is equal
     for the same class in any process, whatever the hash seed; it differs when a field is added,
     removed, renamed or retyped, or a comparison setting changes. A validator's code and a
-    default value are not in it. Classes are written by `__name__`, not `__qualname__`: cloudpickle
-    rebuilds a class sent by value with its bare name (`Local` for `make.<locals>.Local`), so a
-    worker that did not fork from this process (spawn, the default on macOS; forkserver, the
-    default on Linux from Python 3.14) would otherwise refuse a model defined in a function.
+    default value are not in it. A class that travels by value (defined in `__main__` or in a
+    function) is written by its bare `__name__` (`_class_name`): cloudpickle rebuilds it under that
+    name (`Local` for `make.<locals>.Local`), so a worker that did not fork from this process (spawn,
+    the default on macOS; forkserver, the default on Linux from Python 3.14) would otherwise refuse a
+    model defined in a function. Every other class keeps its `__qualname__`, so a field retyped to
+    another class of the same bare name in an edited file is still refused.
     """
     text = json.dumps(
         {
@@ -155,6 +157,13 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _DEEPEST = 4
 
 
+def _class_name(cls: type) -> str:
+    """`cls.__qualname__`, or its bare `__name__` when it travels by value (`dataset._dotted_path` is None for it:
+    defined in `__main__` or in a function), as cloudpickle rebuilds it in a process that did not fork from this one."""
+    by_value = cls.__module__ in ("__main__", "__mp_main__") or "<locals>" in cls.__qualname__
+    return cls.__name__ if by_value else cls.__qualname__
+
+
 def _fields_of(model: type, seen: set[type]) -> list[tuple[str, str, str]]:
     """`(model, field, annotation)` for `model` and every pydantic model its annotations name, each once."""
     if model in seen:
@@ -162,7 +171,7 @@ def _fields_of(model: type, seen: set[type]) -> list[tuple[str, str, str]]:
     seen.add(model)
     found = []
     for name, info in getattr(model, "model_fields", {}).items():
-        found.append((model.__name__, name, _annotation_text(info.annotation)))
+        found.append((_class_name(model), name, _annotation_text(info.annotation)))
         for named in _models_named(info.annotation):
             found += _fields_of(named, seen)
     return found
@@ -175,8 +184,8 @@ def _models_named(annotation: Any) -> list[type]:
 
 
 def _annotation_text(annotation: Any) -> str:
-    """An annotation written out the same in every process: classes by module and `__name__` (see `fingerprint`),
-    `Annotated` metadata canonical."""
+    """An annotation written out the same in every process: classes by module and `_class_name`, `Annotated`
+    metadata canonical."""
     origin, arguments = get_origin(annotation), get_args(annotation)
     if origin is Annotated:
         metadata = json.dumps(_canonical(list(annotation.__metadata__)), sort_keys=True)
@@ -186,7 +195,7 @@ def _annotation_text(annotation: Any) -> str:
     if origin is not None:
         return f"{_annotation_text(origin)}[{', '.join(_annotation_text(argument) for argument in arguments)}]"
     if isinstance(annotation, type):
-        return f"{annotation.__module__}.{annotation.__name__}"
+        return f"{annotation.__module__}.{_class_name(annotation)}"
     return _ADDRESS.sub("", repr(annotation))
 
 
@@ -204,13 +213,13 @@ def _canonical(value: Any, depth: int = 0) -> Any:
     if isinstance(value, (set, frozenset)):
         return sorted((_canonical(item, depth) for item in value), key=_text)
     if isinstance(value, type):
-        return f"{value.__module__}.{value.__name__}"  # (not __qualname__: see `fingerprint`)
+        return f"{value.__module__}.{_class_name(value)}"
     if callable(value) and hasattr(value, "__qualname__"):  # (by name only: rapidfuzz's module names the CPU's SIMD)
         return str(value.__qualname__)
     attributes = getattr(value, "__dict__", None)
     if isinstance(attributes, dict) and depth < _DEEPEST:
-        return [type(value).__name__, _canonical(attributes, depth + 1)]
-    return _ADDRESS.sub("", repr(value)) if depth < _DEEPEST else type(value).__name__
+        return [_class_name(type(value)), _canonical(attributes, depth + 1)]
+    return _ADDRESS.sub("", repr(value)) if depth < _DEEPEST else _class_name(type(value))
 
 
 def _text(value: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import json
 import multiprocessing
 import os
@@ -19,7 +20,7 @@ from stickler import ComparableField, StructuredModel
 from stickler.comparators import NumericComparator
 
 from structsim_nb import StructuredOutputReport, StructuredOutputSimilarity, score_dataset
-from structsim_nb._workers import ModelNotLoaded, WorkerSettings, _evaluator, fingerprint
+from structsim_nb._workers import ModelNotLoaded, WorkerSettings, _class_name, _evaluator, fingerprint
 from structsim_nb.dataset import MIN_PARALLEL_DOCS
 from structsim_nb.demo import Invoice
 
@@ -383,6 +384,31 @@ def test_a_model_defined_in_a_function_scores_on_workers_started_afresh(method, 
         on_workers.model_dump_json()
         == score_dataset(pairs, model_cls=order, workers=1, progress=False).model_dump_json()
     )
+
+
+class _Old:
+    class Status(str, enum.Enum):
+        OPEN = "open"
+
+
+class _New:
+    class Status(str, enum.Enum):
+        OPEN = "OPEN"
+
+
+def test_only_classes_sent_by_value_lose_their_qualified_names_in_the_fingerprint():
+    # A field retyped to another class of the same bare name, in a file edited after import, is still refused:
+    # only a class that travels by value (whose qualname cloudpickle drops) is named by its bare name.
+    class Doc(BaseModel):
+        status: _Old.Status | None = None
+
+    class Edited(BaseModel):
+        status: _New.Status | None = None
+
+    Edited.__name__ = Edited.__qualname__ = "Doc"  # the same class name: only the field's type differs
+    assert fingerprint(StructuredOutputSimilarity(Doc)) != fingerprint(StructuredOutputSimilarity(Edited))
+    assert _class_name(_Old.Status) == "_Old.Status"
+    assert _class_name(Doc) == "Doc" and "<locals>" in Doc.__qualname__
 
 
 def test_strict_reading_reaches_the_evaluator_in_process_and_on_workers():
