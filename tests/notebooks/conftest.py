@@ -40,8 +40,15 @@ def _execute(name: str) -> tuple[Any, dict[str, Any]]:
     runnable = copy.deepcopy(notebook)
     suffix = f"\nimport json as _json\nprint({_MARKER!r} + _json.dumps(FIGURES, sort_keys=True, default=str))\n"
     runnable.cells.append(nbformat.v4.new_code_cell(probe + suffix))
+    # Stopped at once (SIGKILL, no atexit), as a kernel that showed a progress bar ends on Python 3.14 (by SIGTERM:
+    # ipykernel waits for multiprocessing's resource tracker), so a lesson that leaves cleanup to the kernel's exit
+    # fails its leftovers test on every version.
     client = nbclient.NotebookClient(
-        runnable, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        runnable,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        shutdown_kernel="immediate",
     )
     # The kernel's temporary folder is one of its own, so what the notebook leaves there is seen once it stops.
     with tempfile.TemporaryDirectory(prefix="notebook-tmp-") as scratch:
