@@ -270,7 +270,9 @@ def _follow_pool_process() -> None:
     sentinel of the process that asked for it (`parent_process().sentinel`, the read end of a pipe
     that process holds open), readable once that process has ended, however it ended (`kill -9`
     included). A daemon thread waits on it. Without it a forkserver's workers outlive a killed pool's
-    process for good: their parent, the forkserver, waits for them to end before it ends.
+    process for good: their parent, the forkserver, waits for them to end before it ends. Edge case:
+    a child the pool's process forked without `exec` after the workers started holds a copy of that
+    pipe end, so the workers then end when that child does.
     """
     parent = multiprocessing.parent_process()
     if parent is None or getattr(parent, "sentinel", None) is None:
