@@ -29,6 +29,7 @@ import contextvars
 import enum
 import json
 import logging
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -81,7 +82,10 @@ def _plain(value: Any) -> Any:
 
     stickler leaves numpy scalars in some scores and records; pydantic serializes
     `numpy.float64` but not numpy ints and bools, and `json.dumps` serializes none of them,
-    so rows carry plain Python values. Dates and models are left for pydantic.
+    so rows carry plain Python values. Dates and models are left for pydantic, but for an instance
+    of a class no other process can import (stickler's eval models, `AddressEval`, made at run time
+    for a nested model): it becomes `model_dump()`, what pydantic writes for it anyway, so a row
+    pickles (a worker process sends its rows back pickled) and a saved report is unchanged.
     """
     kind = type(value)
     if kind in _ATOMS:  # the common case first: a row's metadata is mostly these
@@ -98,7 +102,20 @@ def _plain(value: Any) -> Any:
         return [_plain(item) for item in value]
     if hasattr(value, "item") and kind.__module__ == "numpy":
         return value.item()
+    if isinstance(value, BaseModel) and not _importable(kind):
+        return _plain(value.model_dump())
     return value
+
+
+def _importable(kind: type) -> bool:
+    """Whether `kind` is found again by its module and qualified name (how pickle sends a class)."""
+    try:
+        found: Any = sys.modules[kind.__module__]
+        for part in kind.__qualname__.split("."):
+            found = getattr(found, part)
+    except (KeyError, AttributeError):
+        return False
+    return found is kind
 
 
 def non_match_records(raw_records: list[Mapping[str, Any]]) -> list[dict[str, Any]]:

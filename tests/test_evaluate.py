@@ -1317,3 +1317,30 @@ class TestFastMatching:
             assert row.metadata["non_matches"] == json.loads(
                 json.dumps(non_match_records(raw["non_matches"]), default=str)
             )
+
+
+class _Address(BaseModel):
+    street: str = ""
+    city: str | None = None
+
+
+class _Order(BaseModel):
+    order_id: str
+    bill_to: _Address | None = None
+
+
+def test_rows_pickle_when_a_non_match_holds_one_of_sticklers_run_time_models():
+    # An invented nested object comes back from stickler as an instance of a class it makes at run time (AddressEval),
+    # which no other process can import: a worker could not send the row back, and the document became a crash row.
+    import pickle
+
+    from strands_evals.types import EvaluationData
+
+    rows = StructuredOutputSimilarity(_Order).evaluate(
+        EvaluationData(
+            input=None, expected_output={"order_id": "A"}, actual_output={"order_id": "A", "bill_to": {"street": "x"}}
+        )
+    )
+    [record] = [r for row in rows for r in (row.metadata or {}).get("non_matches", []) if r["path"] == "bill_to"]
+    assert record["kind"] == "invented" and record["predicted"] == {"street": "x", "city": None}
+    assert pickle.loads(pickle.dumps(rows)) == rows
