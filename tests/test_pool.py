@@ -310,7 +310,8 @@ if __name__ == "__main__":
 def test_workers_interrupted_while_starting_are_gone_while_the_parent_lives(tmp_path, method):
     """Forked with SIGINT and SIGTERM blocked, a worker still starting dies as soon as `worker_init` unblocks
     them; without the mask it inherited the parent's handlers, lived through the SIGTERM, and took work. Workers
-    a forkserver starts (the default from Python 3.14) are gone too; the forkserver itself lives with the parent."""
+    a forkserver starts (the default from Python 3.14) are gone too, the forkserver itself living on with the parent;
+    they are not slowed here (the at-fork hook runs in the pool's process; the forkserver does the forking)."""
     import select
     import signal
 
