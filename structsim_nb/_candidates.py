@@ -209,13 +209,13 @@ def _json_run(text: str, start: int, end: int) -> tuple[bool, int]:
     return stop == len(snippet), start + stop
 
 
-def _json_value(snippet: str, max_depth: int, exact_numbers: bool = True) -> tuple[bool, Any, bool]:
+def _json_value(snippet: str, budget: Budget) -> tuple[bool, Any, bool]:
     """`(found, json.loads(snippet), plain)`, or `(False, None, False)`; an over-long integer becomes a
-    `_HugeInt` that `plain` refuses. `plain`: the value is vouched to be plain JSON within `max_depth`
-    (`_jsonload.loads_within`), so `plain()` need not walk it. `exact_numbers`: see `Budget`.
+    `_HugeInt` that `plain` refuses. `plain`: the value is vouched to be plain JSON within the budget's
+    `max_depth` (`_jsonload.loads_within`), so `plain()` need not walk it. `exact_numbers`: see `Budget`.
     """
     try:
-        value, vouched = loads_within(snippet, max_depth, exact_numbers=exact_numbers)
+        value, vouched = loads_within(snippet, budget.max_depth, exact_numbers=budget.exact_numbers)
         return True, value, vouched
     except json.JSONDecodeError:
         return False, None, False
@@ -264,7 +264,7 @@ def read_whole(text: str, start: int, end: int, budget: Budget, *, literal: bool
 
 def _read_whole(text: str, start: int, end: int, budget: Budget, *, literal: bool) -> tuple[Any, str] | None:
     snippet = text[start:end]
-    found, value, vouched = _json_value(snippet, budget.max_depth, budget.exact_numbers)
+    found, value, vouched = _json_value(snippet, budget)
     syntax = "json"
     if not found:
         if not literal or not budget.spend(end - start):
@@ -452,7 +452,7 @@ class _Search:
             return None
         vouched = False
         if as_json:
-            found, value, vouched = _json_value(snippet, self.budget.max_depth, self.budget.exact_numbers)
+            found, value, vouched = _json_value(snippet, self.budget)
             syntax = "json"
         else:
             found, value = _literal_value(snippet, self.budget)

@@ -41,6 +41,7 @@ __all__ = [
     "score_chunk",
     "score_in_process",
     "score_one",
+    "sent_by_value",
     "wire",
 ]
 
@@ -157,11 +158,16 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _DEEPEST = 4
 
 
+def sent_by_value(cls: type) -> bool:
+    """Whether `cls` is defined where no other process can import it (`__main__`, or inside a function), so a
+    worker gets it by value (cloudpickle) or not at all."""
+    return cls.__module__ in ("__main__", "__mp_main__") or "<locals>" in cls.__qualname__
+
+
 def _class_name(cls: type) -> str:
-    """`cls.__qualname__`, or its bare `__name__` when it travels by value (`dataset._dotted_path` is None for it:
-    defined in `__main__` or in a function), as cloudpickle rebuilds it in a process that did not fork from this one."""
-    by_value = cls.__module__ in ("__main__", "__mp_main__") or "<locals>" in cls.__qualname__
-    return cls.__name__ if by_value else cls.__qualname__
+    """`cls.__qualname__`, or its bare `__name__` when it is `sent_by_value`, as cloudpickle rebuilds it in a
+    process that did not fork from this one."""
+    return cls.__name__ if sent_by_value(cls) else cls.__qualname__
 
 
 def _fields_of(model: type, seen: set[type]) -> list[tuple[str, str, str]]:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import functools
-import importlib
 import itertools
 import logging
 import os
@@ -45,8 +44,8 @@ from ._heap import young_collections_only
 from ._pairs import Pair, pair_source, read_pairs
 from ._pool import DEFAULT_CHUNK_SIZE, cores, map_ordered, score_in_parallel
 from ._signals import sigterm_raises
-from ._workers import Scored, WorkerSettings, by_value, fingerprint, score_in_process, score_one
-from .evaluate import StructuredOutputSimilarity
+from ._workers import Scored, WorkerSettings, by_value, fingerprint, score_in_process, score_one, sent_by_value
+from .evaluate import StructuredOutputSimilarity, importable
 from .report import StructuredOutputReport
 
 logger = logging.getLogger(__name__)
@@ -59,16 +58,9 @@ MIN_PARALLEL_DOCS = 64
 
 def _dotted_path(model_cls: type[BaseModel]) -> str | None:
     """`model_cls`'s dotted path when another process can import it by that path, else None."""
-    path = f"{model_cls.__module__}.{model_cls.__qualname__}"
-    if model_cls.__module__ in ("__main__", "__mp_main__") or "<locals>" in model_cls.__qualname__:
+    if sent_by_value(model_cls) or not importable(model_cls):
         return None
-    try:
-        resolved: Any = importlib.import_module(model_cls.__module__)
-        for part in model_cls.__qualname__.split("."):
-            resolved = getattr(resolved, part)
-    except (ImportError, AttributeError):
-        return None
-    return path if resolved is model_cls else None
+    return f"{model_cls.__module__}.{model_cls.__qualname__}"
 
 
 def _score_here(evaluator: StructuredOutputSimilarity, pair: Pair) -> Scored:

@@ -44,7 +44,7 @@ from .errors import StructsimError
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["KINDS", "StructuredOutputSimilarity", "non_match_records"]
+__all__ = ["KINDS", "StructuredOutputSimilarity", "importable", "non_match_records"]
 
 _INSTALL = 'pip install "strands-agents-evals[stickler]>=1.7"'
 
@@ -102,13 +102,14 @@ def _plain(value: Any) -> Any:
         return [_plain(item) for item in value]
     if hasattr(value, "item") and kind.__module__ == "numpy":
         return value.item()
-    if isinstance(value, BaseModel) and not _importable(kind):
+    if isinstance(value, BaseModel) and not importable(kind):
         return _plain(value.model_dump())
     return value
 
 
-def _importable(kind: type) -> bool:
-    """Whether `kind` is found again by its module and qualified name (how pickle sends a class)."""
+def importable(kind: type) -> bool:
+    """Whether `kind` is found again by its module and qualified name, as pickle sends a class (a module
+    not yet imported here would make a new class: no)."""
     try:
         found: Any = sys.modules[kind.__module__]
         for part in kind.__qualname__.split("."):
