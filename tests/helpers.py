@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 from strands_evals import Case, Experiment
 from strands_evals.types.evaluation import EvaluationData
 
@@ -185,3 +186,15 @@ CAR_META = {
     "optional_terms": ["asset"],
     "must_have_exactly_one_mode_key": True,
 }
+
+
+class Address(BaseModel):
+    street: str = ""
+    city: str | None = None
+
+
+class Order(BaseModel):
+    """An optional nested model: present on one side only, its non-match holds one of stickler's run-time models."""
+
+    order_id: str
+    bill_to: Address | None = None

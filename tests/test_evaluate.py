@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal
 
 import pandas as pd
 import pytest
-from helpers import run_pairs
+from helpers import Order, run_pairs
 from pydantic import BaseModel
 from stickler import ComparableField, StructuredModel
 from stickler.comparators import ExactComparator, LevenshteinComparator
@@ -1319,16 +1319,6 @@ class TestFastMatching:
             )
 
 
-class _Address(BaseModel):
-    street: str = ""
-    city: str | None = None
-
-
-class _Order(BaseModel):
-    order_id: str
-    bill_to: _Address | None = None
-
-
 def test_rows_pickle_when_a_non_match_holds_one_of_sticklers_run_time_models():
     # An invented nested object comes back from stickler as an instance of a class it makes at run time (AddressEval),
     # which no other process can import: a worker could not send the row back, and the document became a crash row.
@@ -1336,7 +1326,7 @@ def test_rows_pickle_when_a_non_match_holds_one_of_sticklers_run_time_models():
 
     from strands_evals.types import EvaluationData
 
-    rows = StructuredOutputSimilarity(_Order).evaluate(
+    rows = StructuredOutputSimilarity(Order).evaluate(
         EvaluationData(
             input=None, expected_output={"order_id": "A"}, actual_output={"order_id": "A", "bill_to": {"street": "x"}}
         )

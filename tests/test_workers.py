@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from helpers import Order
 from invoice_corpus import MODEL, assert_only_row_failed, experiment_report, head, make_pairs
 from pydantic import BaseModel
 from stickler import ComparableField, StructuredModel
@@ -427,20 +428,11 @@ def test_strict_reading_reaches_the_evaluator_in_process_and_on_workers():
     assert set(strict.cases_frame()["status"]) == {"unreadable"} == set(on_workers.cases_frame()["status"])
 
 
-class _Address(BaseModel):
-    street: str = ""
-
-
-class _Order(BaseModel):
-    order_id: str
-    bill_to: _Address | None = None
-
-
 def test_a_non_match_holding_a_nested_model_comes_back_from_a_worker():
     # The invented `bill_to` is one of stickler's run-time classes in the row: it failed to pickle on its way back,
     # so every such document was a "crashed" row scoring 0.0 on workers and 0.5 in this process.
     pairs = [({"order_id": str(i)}, {"order_id": str(i), "bill_to": {"street": "x"}}) for i in range(6)]
-    on_workers = score_dataset(pairs, model_cls=_Order, workers=2, chunk_size=2, progress=False)
-    here = score_dataset(pairs, model_cls=_Order, workers=1, progress=False)
+    on_workers = score_dataset(pairs, model_cls=Order, workers=2, chunk_size=2, progress=False)
+    here = score_dataset(pairs, model_cls=Order, workers=1, progress=False)
     assert on_workers.scores == here.scores == [0.5] * 6
     assert on_workers.model_dump_json() == here.model_dump_json()
