@@ -252,14 +252,14 @@ def test_workers_die_with_a_parent_killed_outright(tmp_path, method):
     follow the pool's process through multiprocessing's parent sentinel instead."""
     import signal
 
+    import psutil
+
     if not sys.platform.startswith("linux"):
         pytest.skip("parent-death signals are Linux only")
     process = subprocess.Popen(
         [sys.executable, "-c", _KILLED_RUN, str(Path(__file__).parent), method], stdout=subprocess.PIPE, text=True
     )
     assert process.stdout is not None and process.stdout.readline().strip() == "scoring"
-    import psutil
-
     workers = _workers_of(process.pid, 2)
     everything = psutil.Process(process.pid).children(recursive=True)  # the forkserver and resource tracker too
     process.send_signal(signal.SIGKILL)
