@@ -12,7 +12,10 @@ terminated at once and a caller's executor has its pending chunks cancelled.
 is rescored document by document in a one-process quarantine, so a crash names its document. A
 document that cannot be sent to a worker (it does not pickle) is scored in this process, as with
 one worker; a model the workers cannot load (`_workers.ModelNotLoaded`) ends the run with a
-`TypeError`, or moves the rest of it into this process when the caller allows it.
+`TypeError`, or moves the rest of it into this process when the caller allows it. Workers that
+cannot start at all (a pool of our own broke, or failed to start a worker, before any work came
+back, and a fresh worker cannot run even `_ready`) end the run at once with a `WorkerStartError`
+saying why, or move it into this process when the caller allows it: no document is blamed for it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 from ._pairs import Pair
 from ._signals import held_for_fork, raise_if_terminated, sigterm_raises, stop_workers, worker_init
 from ._workers import ModelNotLoaded, Scored, WorkerSettings, error_row, score_chunk, wire
+from .errors import WorkerStartError
 
 logger = logging.getLogger(__name__)
 
@@ -171,6 +175,72 @@ def _new_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
     return pool
 
 
+def _ready() -> bool:
+    """What a worker runs to show it started: nothing."""
+    return True
+
+
+#: How a pool of our own fails when its workers cannot start: the pool breaks (a worker died before it
+#: took any work), or starting a worker raises (a forkserver that died while starting: `EOFError`, or
+#: `ConnectionResetError` on Python 3.14, where the forkserver runs the main script first).
+_START_FAILURES = (concurrent.futures.BrokenExecutor, OSError, EOFError)
+
+
+def _raise_if_workers_cannot_start(cause: BaseException) -> None:
+    """Raise `WorkerStartError` (from `cause`) when a fresh one-worker pool cannot run `_ready`.
+
+    Called when a pool of our own failed before any work came back from it: that is a document
+    that killed its worker, or workers that never start. No document goes to this pool, so its
+    failure is the workers' own. Returns when the worker starts (the documents are then at fault,
+    and the quarantine finds which). It costs one worker's start, once a run.
+    """
+    pool = _new_pool(1)
+    try:
+        _submit(pool, _ready).result()
+    except _START_FAILURES as exc:
+        raise WorkerStartError(_start_message(exc)) from cause
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _start_message(failure: BaseException) -> str:
+    """Why no worker starts: the start method, what failed, and the likely cause with its fix."""
+    method = multiprocessing.get_start_method()
+    advice = ""
+    if method != "fork":  # spawn and forkserver workers run this process's main module again
+        from multiprocessing import spawn
+
+        try:
+            data = spawn.get_preparation_data("structsim-nb")  # what a new worker is told to prepare
+        except Exception:  # noqa: BLE001 - the advice is a courtesy; the error stands without it
+            data = {}
+        path, name = data.get("init_main_from_path"), data.get("init_main_from_name")
+        if path is not None and not os.path.isfile(path):
+            advice = (
+                f" Each worker runs this process's main script again, and {path!r} is not a file: a script "
+                "read from standard input or typed at a prompt cannot be run again. Save it to a file and run that."
+            )
+        elif method == "forkserver" and not isinstance(failure, concurrent.futures.BrokenExecutor):
+            from multiprocessing import forkserver
+
+            preload = getattr(getattr(forkserver, "_forkserver", None), "_preload_modules", None) or ["__main__"]
+            advice = (
+                " The forkserver, which starts the workers, ended while it started: it imports these modules first, "
+                f"{', '.join(preload)} (`multiprocessing.set_forkserver_preload`), and one of them failed."
+            )
+        elif path is not None or name is not None:
+            advice = (
+                f" Each worker imports this process's main module ({path or name}) again, so a script that "
+                'scores at its top level must do so under `if __name__ == "__main__":`.'
+            )
+    what = str(failure).rstrip(".") or "no message"
+    return (
+        "worker processes must start to score on them; a new one could not run even a function that does nothing "
+        f"(start method {method!r}; {type(failure).__name__}: {what}).{advice} The workers' own error is printed "
+        "on this process's standard error. To score in this process instead, pass workers=1."
+    )
+
+
 def _close(pool: concurrent.futures.Executor, futures: Iterable[Any], *, own: bool, interrupted: bool) -> None:
     """End a run's use of `pool`: a pool of our own, interrupted, has its workers terminated now (not after the
     chunks they hold), and fails its own `futures` (cancelling them too makes it raise InvalidStateError before
@@ -275,7 +345,9 @@ def _failed(model_name: str, exc: BaseException, cause: BaseException) -> Scored
 
 
 class _NotLoaded(Exception):  # noqa: N818 - internal: carries the chunks left when the workers refused the model
-    def __init__(self, chunk: list[Pair], cause: ModelNotLoaded) -> None:
+    """The workers refused the model (`ModelNotLoaded`), or cannot start at all (`WorkerStartError`)."""
+
+    def __init__(self, chunk: list[Pair], cause: ModelNotLoaded | WorkerStartError) -> None:
         super().__init__(str(cause))
         self.chunk, self.cause = chunk, cause
 
@@ -296,14 +368,18 @@ def score_in_parallel(
     At most `_IN_FLIGHT_PER_WORKER` chunks per worker are submitted ahead of the one being
     collected, so memory does not grow with the dataset. A chunk that fails as a whole is
     rescored document by document in `_Quarantine`; a pool of our own that broke is replaced.
+    A pool of our own that fails before any chunk came back is first checked for workers that
+    cannot start (`_raise_if_workers_cannot_start`), so that no document is blamed for them.
     `local` scores one pair in this process: a document that cannot be sent to a worker, and,
     with `fall_back`, every pair from the first chunk the workers could not score because the
-    model does not load there.
+    model does not load there or they do not start.
 
     Raises:
         TypeError: If the workers cannot build the evaluator (`_workers.ModelNotLoaded`: the model
             does not load there, or they import another class by its path) and `fall_back` is
             False. With `fall_back`, a `UserWarning` says so and the rest is scored by `local`.
+        WorkerStartError: If the workers of a pool of our own cannot start, and `fall_back` is
+            False. With `fall_back`, as for `TypeError`.
     """
     own = executor is None
     size = pool_size(workers) if own else 0  # (asked once: a lowered count is warned about once)
@@ -311,6 +387,7 @@ def score_in_parallel(
     capacity = (size if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
     quarantine = _Quarantine(settings, model_name, local)
     inflight: collections.deque[tuple[list[Pair], concurrent.futures.Future[list[Scored]], Any]] = collections.deque()
+    started = False  # whether work came back from a pool of our own: its workers can start
 
     def replace_pool(broken: Any) -> None:
         nonlocal pool
@@ -330,18 +407,30 @@ def score_in_parallel(
             return
         try:
             future = _submit(target, score_chunk, settings, payload)
-        except (concurrent.futures.BrokenExecutor, RuntimeError) as exc:
+        except (*_START_FAILURES, RuntimeError) as exc:
             if not own:
                 # A broken executor of the caller's: its chunks go to the quarantine instead.
                 future = concurrent.futures.Future()
                 future.set_exception(exc)
             else:
+                check_start(chunk, exc)
                 replace_pool(target)
                 target = pool
                 future = _submit(target, score_chunk, settings, payload)
         inflight.append((chunk, future, target))
 
+    def check_start(chunk: list[Pair], cause: BaseException) -> None:
+        """Before blaming documents for a pool of our own that failed with nothing back yet: can workers start?"""
+        nonlocal started
+        if own and not started:
+            try:
+                _raise_if_workers_cannot_start(cause)
+            except WorkerStartError as exc:
+                raise _NotLoaded(chunk, exc) from exc
+            started = True
+
     def collect() -> Iterator[tuple[Pair, Scored]]:
+        nonlocal started
         chunk, future, target = inflight.popleft()
         try:
             try:
@@ -350,8 +439,11 @@ def score_in_parallel(
                 raise
             except Exception as exc:  # noqa: BLE001 - the worker function never raises; this is the executor
                 if isinstance(exc, concurrent.futures.BrokenExecutor):
+                    check_start(chunk, exc)
                     replace_pool(target)
                 results = quarantine.score(chunk, exc)
+            else:
+                started = True
         except ModelNotLoaded as exc:
             raise _NotLoaded(chunk, exc) from exc
         if len(results) != len(chunk):
@@ -380,9 +472,14 @@ def score_in_parallel(
         _close(pool, (future for _, future, _ in inflight), own=own, interrupted=interrupted)
     if refused is None:
         return
-    message = f"model_cls must load in the worker processes to score there; {model_name} did not: {refused.cause}"
-    if not fall_back:
-        raise TypeError(message) from refused.cause
+    if isinstance(refused.cause, WorkerStartError):
+        message = str(refused.cause)
+        if not fall_back:
+            raise refused.cause
+    else:
+        message = f"model_cls must load in the worker processes to score there; {model_name} did not: {refused.cause}"
+        if not fall_back:
+            raise TypeError(message) from refused.cause
     # stacklevel 3: the line that called score_dataset (2 is score_dataset's loop over this generator).
     warnings.warn(f"{message}. Scoring in this process, on one core.", UserWarning, stacklevel=3)
     for pair in itertools.chain(refused.chunk, *left, source):
@@ -420,6 +517,8 @@ def map_ordered(
         Exception: Whatever `fn` or the executor raised for a chunk (a crashed worker gives
             `BrokenProcessPool`); on a caller's executor the pending chunks are cancelled first, on a
             pool of our own its workers are terminated (what they held fails with the pool).
+        WorkerStartError: If the workers of a pool of our own cannot start (checked when the pool
+            fails before any chunk came back, so a crashed worker is not mistaken for it).
         KeyboardInterrupt: On Ctrl-C, or `_signals.Terminated` on SIGTERM: the worker processes
             of a pool of our own are terminated at once (a caller's executor only has its
             pending chunks cancelled). Under SIGTERM's default action the process then ends by
@@ -431,17 +530,35 @@ def map_ordered(
     capacity = (size if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
     inflight: collections.deque[concurrent.futures.Future[list[Any]]] = collections.deque()
     source = iter(items)
+    started = False  # whether work came back from a pool of our own: its workers can start
+
+    def result() -> list[Any]:
+        nonlocal started
+        try:
+            out = inflight.popleft().result()
+        except concurrent.futures.BrokenExecutor as exc:
+            if own and not started:
+                _raise_if_workers_cannot_start(exc)
+            raise
+        started = True
+        return out
+
     interrupted = True
     try:
         with sigterm_raises():
             while chunk := list(itertools.islice(source, chunk_size)):
                 raise_if_terminated()
-                inflight.append(_submit(pool, _apply_chunk, fn, chunk))
+                try:
+                    inflight.append(_submit(pool, _apply_chunk, fn, chunk))
+                except _START_FAILURES as exc:
+                    if own and not started:
+                        _raise_if_workers_cannot_start(exc)
+                    raise
                 while len(inflight) >= capacity:
-                    yield from inflight.popleft().result()
+                    yield from result()
             while inflight:
                 raise_if_terminated()
-                yield from inflight.popleft().result()
+                yield from result()
         interrupted = False
     finally:
         _close(pool, inflight, own=own, interrupted=interrupted)

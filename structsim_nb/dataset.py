@@ -139,6 +139,11 @@ def score_dataset(
             pickled by value, or does not load in them as this process's class (the message says why).
         ValueError: If `workers`, `chunk_size` or `match_threshold` is out of range.
         PairsFileError: If `pairs` is a file with a line that is not a pair (naming the line).
+        WorkerStartError: If workers were asked for and none can start (checked when the pool
+            fails before any chunk came back): a script read from standard input, or one that
+            scores at its top level without `if __name__ == "__main__":`, under spawn or
+            forkserver. The message says which. With `workers=None` a `UserWarning` says so and
+            this process scores everything instead. No document is blamed either way.
         KeyboardInterrupt: On Ctrl-C; pending work is cancelled, the worker processes are
             terminated, and nothing is returned, so no partial report can be saved. SIGTERM
             does the same, then ends the process as SIGTERM would (`_signals.sigterm_raises`);

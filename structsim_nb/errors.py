@@ -45,6 +45,7 @@ __all__ = [
     "GroundTruthError",
     # datasets of pairs (structsim_nb.dataset)
     "PairsFileError",
+    "WorkerStartError",
     # comparing two runs (structsim_nb.comparison)
     "ComparisonError",
     # interrupts: SIGTERM as a KeyboardInterrupt, so cleanup runs as for Ctrl-C (structsim_nb._signals)
@@ -233,6 +234,16 @@ class PairsFileError(StructsimError, ValueError):
     """A pairs file (JSON Lines of expected/actual) is missing, unreadable, or has a line that is not a pair.
 
     The message names the file and the line.
+    """
+
+
+class WorkerStartError(StructsimError, RuntimeError):
+    """Worker processes asked for could not start, so nothing was scored on them.
+
+    Raised by `score_dataset`, `map_ordered` and `run_evaluation` when a fresh worker cannot run even
+    a function that does nothing: no document is at fault. The message names the start method, what
+    failed, and the likely cause (a main script the workers cannot run again, or one that scores at
+    its top level without `if __name__ == "__main__":`).
     """
 
 

@@ -431,3 +431,131 @@ def test_a_forkserver_starts_its_workers_with_the_engine_loaded():
     done = subprocess.run([sys.executable, "-c", _PRELOADED], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[True, True, True, True]"
+
+
+# Workers that cannot start. Spawn and forkserver workers run the main module again; a script read from standard
+# input cannot be run again, and one that scores at its top level without the `__main__` guard fails in each worker.
+# Before, every chunk broke, the quarantine started a worker per document, and every row blamed its document:
+# 166 s for 40 documents under spawn. `argv`: the start method, then what to do ("guarded", "unguarded" or
+# "preload"), then whether to ask for workers ("asked") or leave the default ("default").
+_START_FAILURE = """
+import multiprocessing, sys, time
+from pydantic import BaseModel
+from structsim_nb import score_dataset
+from structsim_nb.errors import WorkerStartError
+
+class Item(BaseModel):
+    name: str
+
+def run():
+    if sys.argv[2] == "preload":  # a module the forkserver imports first, failing: the forkserver ends
+        multiprocessing.set_forkserver_preload(["structsim_nb_boom"])  # the test writes it: it raises
+    pairs = [({"name": "a"}, {"name": "a" if i % 2 else "b"}) for i in range(80)]
+    start = time.perf_counter()
+    try:
+        report = score_dataset(pairs, model_cls=Item, workers=2 if sys.argv[3] == "asked" else None, progress=False)
+    except WorkerStartError as exc:
+        print("WorkerStartError:", exc)
+    else:
+        print("scored", report.scores.count(1.0), "of", len(report.scores))
+    print(f"seconds {time.perf_counter() - start:.1f}")
+
+multiprocessing.set_start_method(sys.argv[1], force=True)
+if sys.argv[2] == "unguarded" or __name__ == "__main__":
+    run()
+"""
+
+
+def _start_failure(tmp_path: Path, method: str, how: str, asked: str, *, stdin: bool = False) -> tuple[str, str]:
+    if stdin:
+        command, given = [sys.executable, "-", method, how, asked], _START_FAILURE
+    else:
+        script = tmp_path / "score.py"
+        script.write_text(_START_FAILURE, encoding="utf-8")
+        command, given = [sys.executable, str(script), method, how, asked], None
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    if given is not None:
+        assert process.stdin is not None
+        process.stdin.write(given)
+    process.stdin.close()  # type: ignore[union-attr]
+    process.stdin = None
+    return communicate_or_kill(process, timeout=240)
+
+
+_NON_FORK = [m for m in ("forkserver", "spawn") if m in __import__("multiprocessing").get_all_start_methods()]
+
+
+@pytest.mark.parametrize("method", _NON_FORK)
+def test_a_script_read_from_standard_input_gets_one_error_naming_it(tmp_path, method):
+    out, err = _start_failure(tmp_path, method, "guarded", "asked", stdin=True)
+    line = next(line for line in out.splitlines() if line.startswith("WorkerStartError:"))
+    assert f"start method {method!r}" in line
+    assert "'<stdin>' is not a file" in line.replace(str(tmp_path) + os.sep, "")
+    assert "pass workers=1" in line
+    assert "scored alone" not in out + err  # no document is blamed
+
+
+def test_a_script_scoring_at_its_top_level_is_told_to_guard_it(tmp_path):
+    method = _NON_FORK[0]
+    out, _ = _start_failure(tmp_path, method, "unguarded", "asked")
+    line = next(line for line in out.splitlines() if line.startswith("WorkerStartError:"))
+    assert f"main module ({tmp_path / 'score.py'}) again" in line
+    assert 'if __name__ == "__main__":' in line
+
+
+@pytest.mark.skipif("forkserver" not in _NON_FORK, reason="forkserver")
+def test_a_forkserver_that_ends_while_starting_names_its_preloaded_modules(tmp_path):
+    """On Python 3.14 the forkserver runs the main script first; a script from standard input ends it at once, and
+    the pool's submit raised a bare ConnectionResetError. A preloaded module that raises does the same on 3.11."""
+    (tmp_path / "structsim_nb_boom.py").write_text("raise RuntimeError('boom')\n", encoding="utf-8")
+    (tmp_path / "score.py").write_text(_START_FAILURE, encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, str(tmp_path / "score.py"), "forkserver", "preload", "asked"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    out, err = communicate_or_kill(process, timeout=240)
+    line = next(line for line in out.splitlines() if line.startswith("WorkerStartError:"))
+    assert "The forkserver, which starts the workers, ended while it started" in line
+    assert "structsim_nb_boom" in line
+    assert "RuntimeError: boom" in err  # the workers' own error, on standard error as the message says
+
+
+def test_workers_that_cannot_start_by_default_score_here_with_a_warning(tmp_path):
+    """`workers=None` did not ask for workers: as for a model the workers cannot load, it scores in this process."""
+    out, err = _start_failure(tmp_path, _NON_FORK[0], "guarded", "default", stdin=True)
+    assert "scored 40 of 80" in out
+    assert "UserWarning: worker processes must start to score on them" in err
+    assert "Scoring in this process, on one core." in err
+
+
+def test_a_document_killing_the_first_worker_is_not_taken_for_workers_that_cannot_start(pairs, reference):
+    """The pool breaks before anything came back, as it does when workers cannot start; the check starts a worker
+    with no document, it runs, and the quarantine names the document."""
+    bad = [dict(pair) for pair in pairs[:24]]
+    bad[0]["actual"] = ExitOnUnpickle()
+    report = score_dataset(bad, model_cls=MODEL, workers=2, chunk_size=8)
+    assert_only_row_failed(report, head(reference, 24), 0, "crashed", ["BrokenProcessPool", "scored alone"])
+
+
+def test_map_ordered_raises_one_error_when_workers_cannot_start(tmp_path):
+    script = """
+import multiprocessing, sys
+from structsim_nb._pool import map_ordered
+from structsim_nb.errors import WorkerStartError
+multiprocessing.set_start_method(sys.argv[1], force=True)
+try:
+    print(list(map_ordered(abs, range(-20, 0), workers=2)))
+except WorkerStartError as exc:
+    print("WorkerStartError:", exc)
+"""
+    done = subprocess.run(
+        [sys.executable, "-", _NON_FORK[0]], input=script, capture_output=True, text=True, timeout=240, cwd=tmp_path
+    )
+    line = next(line for line in done.stdout.splitlines() if line.startswith("WorkerStartError:"))
+    assert "is not a file" in line

@@ -135,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler.setLevel(level)
     logging.basicConfig(level=level, handlers=[handler])
     from .._signals import Terminated, clear_terminated
+    from ..errors import WorkerStartError
 
     try:
         # SIGTERM (a CI cancel) runs the same cleanup as Ctrl-C: worker processes stop, staging goes.
@@ -147,6 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_OUTPUT_CLOSED
+    except WorkerStartError as exc:  # `--workers N` where no worker process starts: no document is at fault
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_RUNTIME_ERROR
     except KeyboardInterrupt as exc:
         terminated = isinstance(exc, Terminated)
         print(f"interrupted by {'SIGTERM' if terminated else 'Ctrl-C'}", file=sys.stderr)

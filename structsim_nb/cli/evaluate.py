@@ -44,8 +44,8 @@ examples:
 
 exit codes: 0 every run passed and everything joined, 1 a run failed or errored, something did not
 join, or there was no run at all, 2 bad input (a missing folder, an unknown scorer, a bad option, a
-reports folder that holds other files), 3 a --scheduler that cannot be reached, 130 Ctrl-C, 143 SIGTERM,
-141 output closed early (| head).
+reports folder that holds other files), 3 a --scheduler that cannot be reached or worker processes
+that cannot start, 130 Ctrl-C, 143 SIGTERM, 141 output closed early (| head).
 
 --reports-dir is the run's own folder: it is replaced as a whole (an earlier evaluate's reports
 go), and refused if it holds files evaluate did not write. Reports are written into a hidden

@@ -171,6 +171,8 @@ def run_evaluation(
         FileNotFoundError, NotADirectoryError: If an input folder is missing.
         PermissionError: If the trajectories folder cannot be listed.
         ReportsFolderError: If `reports_dir` cannot take the reports (checked before scoring).
+        WorkerStartError: If `workers` were asked for and none can start (`_pool.map_ordered`):
+            nothing is written.
         KeyboardInterrupt: On Ctrl-C, or SIGTERM (`_signals.Terminated`): the worker processes
             are stopped and nothing is written unless the reports were already moved into place;
             the exception's `reports_written` says which (None, or the folder). Under SIGTERM's

@@ -154,3 +154,24 @@ def test_the_installed_script_imports_a_schema_module_from_the_working_directory
     )
     assert done.returncode == 1, done.stderr  # some runs fail; the schema loaded (bad input would be 2)
     assert "with similarity:" in done.stdout
+
+
+@pytest.mark.skipif("spawn" not in __import__("multiprocessing").get_all_start_methods(), reason="spawn")
+def test_workers_that_cannot_start_end_the_command_with_one_line_and_code_3(tmp_path: Path) -> None:
+    """Spawned workers run the main script again; one read from standard input cannot be. The command says so in
+    one line (no traceback, no document blamed) and exits 3."""
+    script = (
+        "import multiprocessing, sys\n"
+        "from structsim_nb.cli import main\n"
+        "multiprocessing.set_start_method('spawn', force=True)\n"
+        f"sys.exit(main(['demo', '--out', {str(tmp_path / 'out')!r}, '--workers', '2']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-"], input=script, capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert done.returncode == 3, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: worker processes must start to score on them;")
+    assert "<stdin>' is not a file" in last
+    assert "Traceback" not in done.stderr.split("error: worker processes")[-1]
+    assert not (tmp_path / "out").exists()
