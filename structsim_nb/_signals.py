@@ -232,7 +232,9 @@ def stop_workers(pool: Executor | None) -> None:
 def worker_init(parent_started_me: bool = True) -> None:
     """Pool worker initializer: ignore Ctrl-C (the parent's to handle), end at once on SIGTERM (a forked
     worker inherits the parent's handler, whose exception the pool would catch and carry on), and
-    on Linux die with the parent.
+    die with the pool's process: on Linux by the parent-death signal when that process started
+    this one, otherwise (a forkserver's worker, or any worker on macOS, which has no such signal)
+    with `_follow_pool_process`.
 
     A worker started inside `held_for_fork` has both signals blocked until here; they are unblocked
     once the handlers above are set, so a SIGTERM that arrived in between ends the worker now. SIGTERM
@@ -247,26 +249,28 @@ def worker_init(parent_started_me: bool = True) -> None:
             started is alive (each holds its pipe, so it can start processes too). Such a worker
             follows the pool's process instead with `_follow_pool_process`.
     """
+    linux = sys.platform.startswith("linux")
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     clear_terminated()
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
-    if sys.platform.startswith("linux"):
+    if linux:
         with contextlib.suppress(Exception):  # only a safety net: without it a kill -9 leaves orphans
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
             parent = multiprocessing.parent_process()
             if parent_started_me and parent is not None and parent.pid != os.getppid():  # it died first
                 os.kill(os.getpid(), signal.SIGTERM)
-    if not parent_started_me:
+    if not (linux and parent_started_me):  # (spawn on macOS: the pool's process is the parent, but no signal)
         _follow_pool_process()
 
 
 def _follow_pool_process() -> None:
     """End this worker (SIGTERM, whose action is the default here) as soon as the pool's process is gone.
 
-    For a worker its pool's process did not start itself (forkserver): multiprocessing gives it a
+    For a worker its pool's process did not start itself (forkserver), and for every worker where
+    there is no parent-death signal (macOS: spawn, its default, and fork): multiprocessing gives it a
     sentinel of the process that asked for it (`parent_process().sentinel`, the read end of a pipe
     that process holds open), readable once that process has ended, however it ended (`kill -9`
     included). A daemon thread waits on it. Without it a forkserver's workers outlive a killed pool's

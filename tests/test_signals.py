@@ -210,3 +210,61 @@ def test_an_interrupt_with_the_work_pipe_full_still_exits(tmp_path) -> None:
     process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     stdout, stderr = communicate_or_kill(process, 60)
     assert stdout.strip() == "interrupted", stderr
+
+
+_WHO_FOLLOWS = """
+import sys
+from structsim_nb import _signals
+
+calls = []
+_signals._follow_pool_process = lambda: calls.append(True)
+sys.platform = sys.argv[1]
+_signals.worker_init(parent_started_me=sys.argv[2] == "started")
+print(bool(calls))
+"""
+
+
+@pytest.mark.parametrize(
+    ("platform", "started", "follows"),
+    [("linux", "started", False), ("linux", "forkserver", True), ("darwin", "started", True)],
+)
+def test_a_worker_follows_the_pool_process_wherever_no_parent_death_signal_does(platform, started, follows) -> None:
+    """Linux's parent-death signal follows the parent, which is the pool's process unless a forkserver started the
+    worker; macOS has no such signal, so its workers (spawn by default) follow the sentinel whatever started them.
+    Run apart: worker_init sets this process's signal handlers."""
+    done = subprocess.run(
+        [sys.executable, "-c", _WHO_FOLLOWS, platform, started], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(follows)
+
+
+_SENTINEL_ONLY = """
+import concurrent.futures, multiprocessing, os, time
+from structsim_nb import _signals
+
+# Spawned workers with nothing but the sentinel to follow the pool's process: as on macOS (no prctl).
+pool = concurrent.futures.ProcessPoolExecutor(
+    2, mp_context=multiprocessing.get_context("spawn"), initializer=_signals._follow_pool_process
+)
+pids = [pool.submit(os.getpid).result(timeout=120) for _ in range(4)]
+naps = [pool.submit(time.sleep, 120) for _ in range(2)]
+print(" ".join(str(pid) for pid in sorted(set(pids))), flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_spawned_workers_end_with_a_pool_process_killed_outright_through_the_sentinel_alone() -> None:
+    """What a kill -9 leaves on macOS, shown on any POSIX system: without `_follow_pool_process` these workers live
+    on until their two-minute naps end, then wait for work forever."""
+    import psutil
+
+    process = subprocess.Popen([sys.executable, "-c", _SENTINEL_ONLY], stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    workers = [psutil.Process(int(pid)) for pid in process.stdout.readline().split()]
+    assert workers
+    process.kill()
+    process.wait(timeout=30)
+    _, alive = psutil.wait_procs(workers, timeout=20)
+    assert [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
