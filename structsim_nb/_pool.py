@@ -215,24 +215,26 @@ def _start_message(failure: BaseException) -> str:
         except Exception:  # noqa: BLE001 - the advice is a courtesy; the error stands without it
             data = {}
         path, name = data.get("init_main_from_path"), data.get("init_main_from_name")
+        main = path or name
+        guard = 'so a script that scores at its top level must do so under `if __name__ == "__main__":`.'
         if path is not None and not os.path.isfile(path):
             advice = (
                 f" Each worker runs this process's main script again, and {path!r} is not a file: a script "
                 "read from standard input or typed at a prompt cannot be run again. Save it to a file and run that."
             )
         elif method == "forkserver" and not isinstance(failure, concurrent.futures.BrokenExecutor):
+            # (the forkserver itself ended: it runs the main module first on 3.14, not on 3.10-3.13)
             from multiprocessing import forkserver
 
             preload = getattr(getattr(forkserver, "_forkserver", None), "_preload_modules", None) or ["__main__"]
             advice = (
-                " The forkserver, which starts the workers, ended while it started: it imports these modules first, "
+                " The forkserver, which starts the workers, ended while it started: it first imports "
                 f"{', '.join(preload)} (`multiprocessing.set_forkserver_preload`), and one of them failed."
             )
-        elif path is not None or name is not None:
-            advice = (
-                f" Each worker imports this process's main module ({path or name}) again, so a script that "
-                'scores at its top level must do so under `if __name__ == "__main__":`.'
-            )
+            if "__main__" in preload and main is not None:
+                advice += f" Among them is this process's main module ({main}), {guard}"
+        elif main is not None:
+            advice = f" Each worker imports this process's main module ({main}) again, {guard}"
     what = str(failure).rstrip(".") or "no message"
     return (
         "worker processes must start to score on them; a new one could not run even a function that does nothing "
