@@ -27,6 +27,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import sys
 import warnings
 import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -194,13 +195,21 @@ def _raise_if_workers_cannot_start(cause: BaseException) -> None:
     failure is the workers' own. Returns when the worker starts (the documents are then at fault,
     and the quarantine finds which). It costs one worker's start, once a run.
     """
-    pool = _new_pool(1)
+    pool = None
+    interrupted = True
     try:
+        pool = _new_pool(1)
         _submit(pool, _ready).result()
+        interrupted = False
     except _START_FAILURES as exc:
+        interrupted = False
         raise WorkerStartError(_start_message(exc)) from cause
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        if pool is not None:
+            if interrupted:  # Ctrl-C or SIGTERM: its worker ends now, not once it has started
+                stop_workers(pool)
+            else:
+                pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _start_message(failure: BaseException) -> str:
@@ -216,30 +225,35 @@ def _start_message(failure: BaseException) -> str:
             data = {}
         path, name = data.get("init_main_from_path"), data.get("init_main_from_name")
         main = path or name
-        guard = 'so a script that scores at its top level must do so under `if __name__ == "__main__":`.'
+        guard = (
+            "so code at its top level that starts processes or sets the start method (score_dataset, "
+            'multiprocessing.set_start_method) must sit under `if __name__ == "__main__":`.'
+        )
         if path is not None and not os.path.isfile(path):
             advice = (
-                f" Each worker runs this process's main script again, and {path!r} is not a file: a script "
-                "read from standard input or typed at a prompt cannot be run again. Save it to a file and run that."
+                f" Each worker runs this process's main script again, and {path!r} is not a file: a script read "
+                "from standard input cannot be run again. Save it to a file and run that."
             )
         elif method == "forkserver" and not isinstance(failure, concurrent.futures.BrokenExecutor):
-            # (the forkserver itself ended: it runs the main module first on 3.14, not on 3.10-3.13)
             from multiprocessing import forkserver
 
             preload = getattr(getattr(forkserver, "_forkserver", None), "_preload_modules", None) or ["__main__"]
+            # (Python 3.14 runs the main module in the forkserver; 3.10-3.13 list it but skip it)
+            named = [module for module in preload if module != "__main__" or sys.version_info >= (3, 14)]
             advice = (
                 " The forkserver, which starts the workers, ended while it started: it first imports "
-                f"{', '.join(preload)} (`multiprocessing.set_forkserver_preload`), and one of them failed."
+                f"{', '.join(named)} (`multiprocessing.set_forkserver_preload`), and one of them failed."
             )
-            if "__main__" in preload and main is not None:
+            if "__main__" in named and main is not None:
                 advice += f" Among them is this process's main module ({main}), {guard}"
         elif main is not None:
             advice = f" Each worker imports this process's main module ({main}) again, {guard}"
     what = str(failure).rstrip(".") or "no message"
     return (
         "worker processes must start to score on them; a new one could not run even a function that does nothing "
-        f"(start method {method!r}; {type(failure).__name__}: {what}).{advice} The workers' own error is printed "
-        "on this process's standard error. To score in this process instead, pass workers=1."
+        f"(start method {method!r}; {type(failure).__name__}: {what}).{advice} A worker's own traceback, if it got "
+        "that far, is printed on this process's standard error. To score in this process instead, pass workers=1 "
+        "(--workers 1 on the command line)."
     )
 
 
@@ -414,8 +428,10 @@ def score_in_parallel(
                 # A broken executor of the caller's: its chunks go to the quarantine instead.
                 future = concurrent.futures.Future()
                 future.set_exception(exc)
+            elif not started:  # queued as failed: collect() checks whether workers start, in input order
+                future = concurrent.futures.Future()
+                future.set_exception(exc)
             else:
-                check_start(chunk, exc)
                 replace_pool(target)
                 target = pool
                 future = _submit(target, score_chunk, settings, payload)
@@ -440,8 +456,10 @@ def score_in_parallel(
             except ModelNotLoaded:
                 raise
             except Exception as exc:  # noqa: BLE001 - the worker function never raises; this is the executor
+                # Nothing back yet from a pool of our own: whatever failed (a broken pool, a document that does not
+                # pickle), the quarantine's worker could not start either if no worker can.
+                check_start(chunk, exc)
                 if isinstance(exc, concurrent.futures.BrokenExecutor):
-                    check_start(chunk, exc)
                     replace_pool(target)
                 results = quarantine.score(chunk, exc)
             else:

@@ -502,7 +502,7 @@ def test_a_script_scoring_at_its_top_level_is_told_to_guard_it(tmp_path):
     out, _ = _start_failure(tmp_path, method, "unguarded", "asked")
     line = next(line for line in out.splitlines() if line.startswith("WorkerStartError:"))
     assert f"main module ({tmp_path / 'score.py'})" in line  # 3.14's forkserver runs it first: the forkserver ends
-    assert 'a script that scores at its top level must do so under `if __name__ == "__main__":`' in line
+    assert '(score_dataset, multiprocessing.set_start_method) must sit under `if __name__ == "__main__":`' in line
 
 
 @pytest.mark.skipif("forkserver" not in _NON_FORK, reason="forkserver")
@@ -559,3 +559,54 @@ except WorkerStartError as exc:
     )
     line = next(line for line in done.stdout.splitlines() if line.startswith("WorkerStartError:"))
     assert "is not a file" in line
+
+
+# The fall-back when workers cannot start, where the failure first shows: a broken pool met while submitting a
+# later chunk (a source read slowly), and a first chunk failing for a document that does not pickle. Run from
+# standard input, so that no worker can start; printed: whether each run equals the one-process run, rows in order.
+_FALL_BACK = """
+import multiprocessing, sys, threading, time, warnings
+from typing import Any
+from pydantic import BaseModel, PrivateAttr
+from structsim_nb import score_dataset
+
+class Item(BaseModel):
+    name: str
+    qty: int
+
+class Locked(Item):  # scores, but no process can receive it (a live lock)
+    _lock: Any = PrivateAttr(default_factory=threading.Lock)
+
+multiprocessing.set_start_method(sys.argv[1], force=True)
+warnings.simplefilter("ignore")
+pairs = [
+    {"name": f"case_{i:03d}", "expected": {"name": "a", "qty": i}, "actual": {"name": "a", "qty": i + i % 3}}
+    for i in range(140)
+]
+
+def slowly():  # the pool breaks while the second chunk is still being read: submit() meets it
+    for index, pair in enumerate(pairs):
+        if index >= 64:
+            time.sleep(0.01)
+        yield pair
+
+def same(report, reference):
+    return report.model_dump_json() == reference.model_dump_json()
+
+one = score_dataset(pairs, model_cls=Item, workers=1, progress=False)
+print("slow source", same(score_dataset(slowly(), model_cls=Item, chunk_size=64, progress=False), one))
+locked = [dict(pair) for pair in pairs]
+locked[3]["actual"] = Locked(name="a", qty=3)
+one = score_dataset(locked, model_cls=Item, workers=1, progress=False)
+print("unpicklable first", same(score_dataset(locked, model_cls=Item, chunk_size=8, progress=False), one))
+"""
+
+
+def test_the_fall_back_when_workers_cannot_start_gives_the_one_process_report(tmp_path):
+    """Rows came back out of order (the chunk being submitted went before those in flight), and a first chunk that
+    failed for a document that does not pickle went to the quarantine, whose worker could not start either: its
+    other documents were blamed as crashed."""
+    done = subprocess.run(
+        [sys.executable, "-", _NON_FORK[0]], input=_FALL_BACK, capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert done.stdout.split("\n")[:2] == ["slow source True", "unpicklable first True"], done.stderr[-3000:]
