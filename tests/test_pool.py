@@ -526,14 +526,6 @@ def test_a_forkserver_that_ends_while_starting_names_its_preloaded_modules(tmp_p
     assert "RuntimeError: boom" in err  # the workers' own error, on standard error as the message says
 
 
-def test_workers_that_cannot_start_by_default_score_here_with_a_warning(tmp_path):
-    """`workers=None` did not ask for workers: as for a model the workers cannot load, it scores in this process."""
-    out, err = _start_failure(tmp_path, _NON_FORK[0], "guarded", "default", stdin=True)
-    assert "scored 40 of 80" in out
-    assert "UserWarning: worker processes must start to score on them" in err
-    assert "Scoring in this process, on one core." in err
-
-
 def test_a_document_killing_the_first_worker_is_not_taken_for_workers_that_cannot_start(pairs, reference):
     """The pool breaks before anything came back, as it does when workers cannot start; the check starts a worker
     with no document, it runs, and the quarantine names the document."""
@@ -565,7 +557,7 @@ except WorkerStartError as exc:
 # later chunk (a source read slowly), and a first chunk failing for a document that does not pickle. Run from
 # standard input, so that no worker can start; printed: whether each run equals the one-process run, rows in order.
 _FALL_BACK = """
-import multiprocessing, sys, threading, time, warnings
+import multiprocessing, sys, threading, time
 from typing import Any
 from pydantic import BaseModel, PrivateAttr
 from structsim_nb import score_dataset
@@ -578,7 +570,6 @@ class Locked(Item):  # scores, but no process can receive it (a live lock)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
 
 multiprocessing.set_start_method(sys.argv[1], force=True)
-warnings.simplefilter("ignore")
 pairs = [
     {"name": f"case_{i:03d}", "expected": {"name": "a", "qty": i}, "actual": {"name": "a", "qty": i + i % 3}}
     for i in range(140)
@@ -603,10 +594,13 @@ print("unpicklable first", same(score_dataset(locked, model_cls=Item, chunk_size
 
 
 def test_the_fall_back_when_workers_cannot_start_gives_the_one_process_report(tmp_path):
-    """Rows came back out of order (the chunk being submitted went before those in flight), and a first chunk that
-    failed for a document that does not pickle went to the quarantine, whose worker could not start either: its
-    other documents were blamed as crashed."""
+    """`workers=None` did not ask for workers: as for a model the workers cannot load, a warning says so and this
+    process scores everything. Rows came back out of order (the chunk being submitted went before those in flight),
+    and a first chunk that failed for a document that does not pickle went to the quarantine, whose worker could not
+    start either: its other documents were blamed as crashed."""
     done = subprocess.run(
         [sys.executable, "-", _NON_FORK[0]], input=_FALL_BACK, capture_output=True, text=True, timeout=300, cwd=tmp_path
     )
     assert done.stdout.split("\n")[:2] == ["slow source True", "unpicklable first True"], done.stderr[-3000:]
+    warned = [line for line in done.stderr.splitlines() if "UserWarning: worker processes must start" in line]
+    assert len(warned) == 2 and all(line.endswith("Scoring in this process, on one core.") for line in warned)
