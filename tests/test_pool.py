@@ -437,7 +437,7 @@ def test_a_forkserver_starts_its_workers_with_the_engine_loaded():
 # input cannot be run again, and one that scores at its top level without the `__main__` guard fails in each worker.
 # Before, every chunk broke, the quarantine started a worker per document, and every row blamed its document:
 # 166 s for 40 documents under spawn. `argv`: the start method, then what to do ("guarded", "unguarded" or
-# "preload"), then whether to ask for workers ("asked") or leave the default ("default").
+# "preload").
 _START_FAILURE = """
 import multiprocessing, sys, time
 from pydantic import BaseModel
@@ -453,7 +453,7 @@ def run():
     pairs = [({"name": "a"}, {"name": "a" if i % 2 else "b"}) for i in range(80)]
     start = time.perf_counter()
     try:
-        report = score_dataset(pairs, model_cls=Item, workers=2 if sys.argv[3] == "asked" else None, progress=False)
+        report = score_dataset(pairs, model_cls=Item, workers=2, progress=False)
     except WorkerStartError as exc:
         print("WorkerStartError:", exc)
     else:
@@ -466,13 +466,13 @@ if sys.argv[2] == "unguarded" or __name__ == "__main__":
 """
 
 
-def _start_failure(tmp_path: Path, method: str, how: str, asked: str, *, stdin: bool = False) -> tuple[str, str]:
+def _start_failure(tmp_path: Path, method: str, how: str, *, stdin: bool = False) -> tuple[str, str]:
     if stdin:
-        command, given = [sys.executable, "-", method, how, asked], _START_FAILURE
+        command, given = [sys.executable, "-", method, how], _START_FAILURE
     else:
         script = tmp_path / "score.py"
         script.write_text(_START_FAILURE, encoding="utf-8")
-        command, given = [sys.executable, str(script), method, how, asked], None
+        command, given = [sys.executable, str(script), method, how], None
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path
     )
@@ -489,7 +489,7 @@ _NON_FORK = [m for m in ("forkserver", "spawn") if m in __import__("multiprocess
 
 @pytest.mark.parametrize("method", _NON_FORK)
 def test_a_script_read_from_standard_input_gets_one_error_naming_it(tmp_path, method):
-    out, err = _start_failure(tmp_path, method, "guarded", "asked", stdin=True)
+    out, err = _start_failure(tmp_path, method, "guarded", stdin=True)
     line = next(line for line in out.splitlines() if line.startswith("WorkerStartError:"))
     assert f"start method {method!r}" in line
     assert "'<stdin>' is not a file" in line.replace(str(tmp_path) + os.sep, "")
@@ -499,7 +499,7 @@ def test_a_script_read_from_standard_input_gets_one_error_naming_it(tmp_path, me
 
 def test_a_script_scoring_at_its_top_level_is_told_to_guard_it(tmp_path):
     method = _NON_FORK[0]
-    out, _ = _start_failure(tmp_path, method, "unguarded", "asked")
+    out, _ = _start_failure(tmp_path, method, "unguarded")
     line = next(line for line in out.splitlines() if line.startswith("WorkerStartError:"))
     assert f"main module ({tmp_path / 'score.py'})" in line  # 3.14's forkserver runs it first: the forkserver ends
     assert '(score_dataset, multiprocessing.set_start_method) must sit under `if __name__ == "__main__":`' in line
@@ -512,7 +512,7 @@ def test_a_forkserver_that_ends_while_starting_names_its_preloaded_modules(tmp_p
     (tmp_path / "structsim_nb_boom.py").write_text("raise RuntimeError('boom')\n", encoding="utf-8")
     (tmp_path / "score.py").write_text(_START_FAILURE, encoding="utf-8")
     process = subprocess.Popen(
-        [sys.executable, str(tmp_path / "score.py"), "forkserver", "preload", "asked"],
+        [sys.executable, str(tmp_path / "score.py"), "forkserver", "preload"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
