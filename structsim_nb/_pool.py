@@ -154,13 +154,20 @@ def _preload_in_forkserver() -> None:
     forkserver already running keeps what it preloaded. The modules start no threads (forking a
     threaded forkserver is what forkserver exists to avoid).
     """
-    from multiprocessing import forkserver
-
-    # (the list is private; set_forkserver_preload replaces it, so it is read to add to it)
-    current = list(getattr(getattr(forkserver, "_forkserver", None), "_preload_modules", None) or ["__main__"])
+    current = _forkserver_preload()
     wanted = current + [name for name in FORKSERVER_PRELOAD if name not in current]
     if wanted != current:
         multiprocessing.set_forkserver_preload(wanted)
+
+
+def _forkserver_preload() -> list[str]:
+    """The modules the forkserver imports when it starts (`multiprocessing.set_forkserver_preload`'s list).
+
+    The list is private, and set_forkserver_preload replaces it, so it is read here to add to it and to name it.
+    """
+    from multiprocessing import forkserver
+
+    return list(getattr(getattr(forkserver, "_forkserver", None), "_preload_modules", None) or ["__main__"])
 
 
 def _new_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
@@ -212,6 +219,26 @@ def _raise_if_workers_cannot_start(cause: BaseException) -> None:
                 pool.shutdown(wait=False, cancel_futures=True)
 
 
+class _StartCheck:
+    """Until work comes back from a pool of our own, a failure of it may be workers that cannot start.
+
+    `pending` holds until then (never for a caller's executor). `check` runs
+    `_raise_if_workers_cannot_start` once: after it returns, the workers are known to start.
+    """
+
+    def __init__(self, own: bool) -> None:
+        self.pending = own
+
+    def came_back(self) -> None:
+        self.pending = False
+
+    def check(self, cause: BaseException) -> None:
+        """Raise `WorkerStartError` if no worker can start, while `pending`; otherwise return."""
+        if self.pending:
+            _raise_if_workers_cannot_start(cause)
+            self.pending = False
+
+
 def _start_message(failure: BaseException) -> str:
     """Why no worker starts: the start method, what failed, and the likely cause with its fix."""
     method = multiprocessing.get_start_method()
@@ -235,9 +262,7 @@ def _start_message(failure: BaseException) -> str:
                 "from standard input cannot be run again. Save it to a file and run that."
             )
         elif method == "forkserver" and not isinstance(failure, concurrent.futures.BrokenExecutor):
-            from multiprocessing import forkserver
-
-            preload = getattr(getattr(forkserver, "_forkserver", None), "_preload_modules", None) or ["__main__"]
+            preload = _forkserver_preload()
             # (Python 3.14 runs the main module in the forkserver; 3.10-3.13 list it but skip it)
             named = [module for module in preload if module != "__main__" or sys.version_info >= (3, 14)]
             advice = (
@@ -403,7 +428,7 @@ def score_in_parallel(
     capacity = (size if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
     quarantine = _Quarantine(settings, model_name, local)
     inflight: collections.deque[tuple[list[Pair], concurrent.futures.Future[list[Scored]], Any]] = collections.deque()
-    started = False  # whether work came back from a pool of our own: its workers can start
+    start = _StartCheck(own)
 
     def replace_pool(broken: Any) -> None:
         nonlocal pool
@@ -424,11 +449,9 @@ def score_in_parallel(
         try:
             future = _submit(target, score_chunk, settings, payload)
         except (*_START_FAILURES, RuntimeError) as exc:
-            if not own:
-                # A broken executor of the caller's: its chunks go to the quarantine instead.
-                future = concurrent.futures.Future()
-                future.set_exception(exc)
-            elif not started:  # queued as failed: collect() checks whether workers start, in input order
+            if not own or start.pending:
+                # Queued as failed, for collect() in input order: a caller's broken executor's chunks go to the
+                # quarantine; a pool of our own with nothing back yet is first checked for workers that cannot start.
                 future = concurrent.futures.Future()
                 future.set_exception(exc)
             else:
@@ -437,18 +460,7 @@ def score_in_parallel(
                 future = _submit(target, score_chunk, settings, payload)
         inflight.append((chunk, future, target))
 
-    def check_start(chunk: list[Pair], cause: BaseException) -> None:
-        """Before blaming documents for a pool of our own that failed with nothing back yet: can workers start?"""
-        nonlocal started
-        if own and not started:
-            try:
-                _raise_if_workers_cannot_start(cause)
-            except WorkerStartError as exc:
-                raise _NotLoaded(chunk, exc) from exc
-            started = True
-
     def collect() -> Iterator[tuple[Pair, Scored]]:
-        nonlocal started
         chunk, future, target = inflight.popleft()
         try:
             try:
@@ -458,13 +470,13 @@ def score_in_parallel(
             except Exception as exc:  # noqa: BLE001 - the worker function never raises; this is the executor
                 # Nothing back yet from a pool of our own: whatever failed (a broken pool, a document that does not
                 # pickle), the quarantine's worker could not start either if no worker can.
-                check_start(chunk, exc)
+                start.check(exc)
                 if isinstance(exc, concurrent.futures.BrokenExecutor):
                     replace_pool(target)
                 results = quarantine.score(chunk, exc)
             else:
-                started = True
-        except ModelNotLoaded as exc:
+                start.came_back()
+        except (ModelNotLoaded, WorkerStartError) as exc:
             raise _NotLoaded(chunk, exc) from exc
         if len(results) != len(chunk):
             raise RuntimeError(f"a chunk of {len(chunk)} documents came back with {len(results)} results")
@@ -550,17 +562,15 @@ def map_ordered(
     capacity = (size if own else executor_capacity(executor, workers)) * _IN_FLIGHT_PER_WORKER
     inflight: collections.deque[concurrent.futures.Future[list[Any]]] = collections.deque()
     source = iter(items)
-    started = False  # whether work came back from a pool of our own: its workers can start
+    start = _StartCheck(own)
 
     def result() -> list[Any]:
-        nonlocal started
         try:
             out = inflight.popleft().result()
         except concurrent.futures.BrokenExecutor as exc:
-            if own and not started:
-                _raise_if_workers_cannot_start(exc)
+            start.check(exc)
             raise
-        started = True
+        start.came_back()
         return out
 
     interrupted = True
@@ -571,8 +581,7 @@ def map_ordered(
                 try:
                     inflight.append(_submit(pool, _apply_chunk, fn, chunk))
                 except _START_FAILURES as exc:
-                    if own and not started:
-                        _raise_if_workers_cannot_start(exc)
+                    start.check(exc)
                     raise
                 while len(inflight) >= capacity:
                     yield from result()
