@@ -198,3 +198,11 @@ class Order(BaseModel):
 
     order_id: str
     bill_to: Address | None = None
+
+
+def still_alive(processes: list[Any], timeout: float = 20.0) -> list[Any]:
+    """The psutil `processes` still alive after waiting up to `timeout` seconds for them (zombies count as ended)."""
+    import psutil
+
+    _, alive = psutil.wait_procs(processes, timeout=timeout)
+    return [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import communicate_or_kill
+from helpers import communicate_or_kill, still_alive
 from invoice_corpus import MODEL, assert_only_row_failed, experiment_report, head, make_pairs
 from pydantic import BaseModel, PrivateAttr
 
@@ -161,14 +161,6 @@ def _workers_of(process_id: int, count: int, timeout: float = 60.0) -> list[Any]
     raise AssertionError(f"process {process_id} never started {count} workers")
 
 
-def _gone(processes: list[Any], timeout: float = 20.0) -> list[Any]:
-    """The processes still alive after `timeout` seconds (zombies count as gone)."""
-    import psutil
-
-    _, alive = psutil.wait_procs(processes, timeout=timeout)
-    return [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-
-
 def _signalled_run(script: str, signal_name: str, *args: str) -> tuple[str, list[Any]]:
     """Run `script` (which prints "scoring" and then scores on 2 workers), send `signal_name` once both
     workers exist, and check it ended as that signal asks: by SIGTERM itself, or exit 130 after printing
@@ -197,7 +189,7 @@ def test_a_signal_stops_every_worker_of_a_pool_run(tmp_path, signal_name):
     """SIGTERM (a CI cancel, a kernel restart) and Ctrl-C stop the workers with the run: none survives."""
     out = tmp_path / "report.json"
     _, workers = _signalled_run(_INTERRUPTED_RUN, signal_name, str(out))
-    assert _gone(workers) == []
+    assert still_alive(workers) == []
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
@@ -228,7 +220,7 @@ def test_a_signal_while_workers_are_starting_stops_them_cleanly(signal_name):
     wait for it at exit. Cancelling the broken pool's futures also printed InvalidStateError (< 3.12).
     """
     stderr, workers = _signalled_run(_SLOW_STARTING_RUN, signal_name)
-    assert _gone(workers, timeout=10) == []
+    assert still_alive(workers, timeout=10) == []
     assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
 
 
@@ -264,8 +256,9 @@ def test_workers_die_with_a_parent_killed_outright(tmp_path, method):
     everything = psutil.Process(process.pid).children(recursive=True)  # the forkserver and resource tracker too
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
-    assert _gone(workers) == []
-    assert _gone(everything) == []  # with its workers gone, multiprocessing's helpers end too: nothing is orphaned
+    assert still_alive(workers) == []
+    # With its workers gone, multiprocessing's helpers end too: nothing is orphaned.
+    assert still_alive(everything) == []
 
 
 def test_only_a_forking_pool_is_marked_for_the_signal_mask(monkeypatch):
@@ -326,7 +319,7 @@ def test_workers_interrupted_while_starting_are_gone_while_the_parent_lives(tmp_
         process.send_signal(signal.SIGINT)
         assert select.select([process.stdout], [], [], 30)[0], "the parent never reported the interrupt"
         assert process.stdout.readline().strip() == "interrupted"
-        assert _gone(workers, timeout=5) == []
+        assert still_alive(workers, timeout=5) == []
     finally:
         process.kill()
         process.communicate()

@@ -9,7 +9,7 @@ import textwrap
 from typing import Any
 
 import pytest
-from helpers import communicate_or_kill
+from helpers import communicate_or_kill, still_alive
 
 from structsim_nb._signals import Terminated, deferred_signals, held_for_fork, sigterm_raises, stop_workers, worker_init
 
@@ -266,5 +266,4 @@ def test_spawned_workers_end_with_a_pool_process_killed_outright_through_the_sen
     assert workers
     process.kill()
     process.wait(timeout=30)
-    _, alive = psutil.wait_procs(workers, timeout=20)
-    assert [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
+    assert still_alive(workers) == []

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import communicate_or_kill
+from helpers import communicate_or_kill, still_alive
 from pydantic import BaseModel
 
 from structsim_nb.cli import EXIT_BAD_INPUT, EXIT_FAILURES, EXIT_OK, main
@@ -267,8 +267,7 @@ def test_sigterm_stops_evaluate_workers_and_writes_nothing(tmp_path: Path) -> No
     assert process.returncode == 143, stderr
     assert f"interrupted by SIGTERM: nothing was written; {reports} is as it was" in stderr
     assert stderr.count("interrupted by SIGTERM") == 1, stderr  # said once, by the command that caught it
-    _, alive = psutil.wait_procs(workers, timeout=20)
-    assert [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
+    assert still_alive(workers) == []
     assert not reports.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
