@@ -281,7 +281,7 @@ def run(args: argparse.Namespace) -> int:
         if client is not None:
             client.close()
     print_summary(result)
-    print(f"Page written: {result.page_path}")
+    print(wrapped(f"Page written: {result.page_path}"))
     return _exit_code(result.aggregate)
 
 
