@@ -337,7 +337,11 @@ class TestProgressBars:
 
 
 _HUB_SCRIPT = """
-import json, sys
+import json, sys, time
+# huggingface_hub retries a refused connection five times, waiting 1, 2, 4, 8 and 8 s (its http_backoff):
+# keep every retry, skip the waiting, so an unreachable hub fails in a second instead of 25.
+_wait = time.sleep
+time.sleep = lambda seconds: _wait(min(seconds, 0.01))
 from structsim_nb.fcc import load_fcc
 try:
     docs = load_fcc("hub", cache_dir=sys.argv[1])
