@@ -51,6 +51,19 @@ def test_static_json_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert not [p for p in (tmp_path / "r").iterdir() if p.name.endswith(".tmp")]
 
 
+def test_the_closing_lines_fit_a_narrow_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each closing line fits the terminal; a path too long for it stands whole on a line of its own."""
+    monkeypatch.setenv("COLUMNS", "60")
+    reports = tmp_path / ("a-long-folder-name-" * 3) / "r"
+    assert main(_args(reports)) == EXIT_FAILURES
+    out = capsys.readouterr().out
+    closing = out[out.index("10 runs with") :].splitlines()
+    assert all(len(line) <= 60 or len(line.split()) == 1 for line in closing), closing
+    assert f"Page written: {reports / '_aggregate.html'}" in " ".join(out.split())
+
+
 def test_reference_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """--scorer-default, several --scenarios paths, --scenario-ids, -v after the command, and generated_at."""
     (tmp_path / "extra.jsonl").write_text(json.dumps({"id": "99", "text": "q", "expected_answer": "42"}) + "\n")
