@@ -281,7 +281,6 @@ def run(args: argparse.Namespace) -> int:
         if client is not None:
             client.close()
     print_summary(result)
-    print(wrapped(f"Page written: {result.page_path}"))
     return _exit_code(result.aggregate)
 
 
@@ -292,7 +291,7 @@ def _line(prefix: str, reason: Any) -> str:
 
 def print_summary(result: EvaluationRun) -> None:
     """The per-run table, every run that errored and every record that did not join (one line each,
-    the file named, with the reason), the problems, what was skipped, and the totals."""
+    the file named, with the reason), the problems, what was skipped, the totals, and where it was written."""
     import pandas as pd
 
     aggregate = result.aggregate
@@ -350,6 +349,7 @@ def print_summary(result: EvaluationRun) -> None:
         f"{plural(len(aggregate['unmatched_scenarios']), 'unmatched scenario')}",
         f"Reports written: {len(result.report_paths)} in {result.aggregate_path.parent}",
         f"Aggregate report written: {result.aggregate_path}",
+        *([f"Page written: {result.page_path}"] if result.page_path else []),
     ):
         print(wrapped(line))
 
