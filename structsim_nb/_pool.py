@@ -385,7 +385,7 @@ def _failed(model_name: str, exc: BaseException, cause: BaseException) -> Scored
     )
 
 
-class _NotLoaded(Exception):  # noqa: N818 - internal: carries the chunks left when the workers refused the model
+class _Refused(Exception):  # noqa: N818 - internal: carries the chunks left when the workers refused the run
     """The workers refused the model (`ModelNotLoaded`), or cannot start at all (`WorkerStartError`)."""
 
     def __init__(self, chunk: list[Pair], cause: ModelNotLoaded | WorkerStartError) -> None:
@@ -477,12 +477,12 @@ def score_in_parallel(
             else:
                 start.came_back()
         except (ModelNotLoaded, WorkerStartError) as exc:
-            raise _NotLoaded(chunk, exc) from exc
+            raise _Refused(chunk, exc) from exc
         if len(results) != len(chunk):
             raise RuntimeError(f"a chunk of {len(chunk)} documents came back with {len(results)} results")
         yield from zip(chunk, results, strict=True)
 
-    refused: _NotLoaded | None = None
+    refused: _Refused | None = None
     left: list[list[Pair]] = []
     interrupted = True
     try:
@@ -496,7 +496,7 @@ def score_in_parallel(
                 while inflight:
                     raise_if_terminated()
                     yield from collect()
-            except _NotLoaded as exc:
+            except _Refused as exc:
                 refused, left = exc, [chunk for chunk, _, _ in inflight]
         interrupted = False
     finally:
