@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -417,7 +418,7 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.skipif("forkserver" not in __import__("multiprocessing").get_all_start_methods(), reason="forkserver")
+@pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(), reason="forkserver")
 def test_a_forkserver_starts_its_workers_with_the_engine_loaded():
     """Without it each forkserver worker imported the engine afresh (about 1.4 s): on 3.14 in Jupyter, where nothing
     else is preloaded, score_dataset's default scored 600 small documents slower than one process."""
@@ -459,7 +460,9 @@ if sys.argv[2] == "unguarded" or __name__ == "__main__":
 """
 
 
-def _start_failure(tmp_path: Path, method: str, how: str, *, stdin: bool = False) -> tuple[str, str]:
+def _start_failure(
+    tmp_path: Path, method: str, how: str, *, stdin: bool = False, env: dict[str, str] | None = None
+) -> tuple[str, str]:
     if stdin:
         command, given = [sys.executable, "-", method, how], _START_FAILURE
     else:
@@ -467,7 +470,7 @@ def _start_failure(tmp_path: Path, method: str, how: str, *, stdin: bool = False
         script.write_text(_START_FAILURE, encoding="utf-8")
         command, given = [sys.executable, str(script), method, how], None
     process = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env
     )
     if given is not None:
         assert process.stdin is not None
@@ -477,7 +480,7 @@ def _start_failure(tmp_path: Path, method: str, how: str, *, stdin: bool = False
     return communicate_or_kill(process, timeout=240)
 
 
-_NON_FORK = [m for m in ("forkserver", "spawn") if m in __import__("multiprocessing").get_all_start_methods()]
+_NON_FORK = [m for m in ("forkserver", "spawn") if m in multiprocessing.get_all_start_methods()]
 
 
 @pytest.mark.parametrize("method", _NON_FORK)
@@ -503,16 +506,7 @@ def test_a_forkserver_that_ends_while_starting_names_its_preloaded_modules(tmp_p
     """On Python 3.14 the forkserver runs the main script first; a script from standard input ends it at once, and
     the pool's submit raised a bare ConnectionResetError. A preloaded module that raises does the same on 3.11."""
     (tmp_path / "structsim_nb_boom.py").write_text("raise RuntimeError('boom')\n", encoding="utf-8")
-    (tmp_path / "score.py").write_text(_START_FAILURE, encoding="utf-8")
-    process = subprocess.Popen(
-        [sys.executable, str(tmp_path / "score.py"), "forkserver", "preload"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(tmp_path)},
-    )
-    out, err = communicate_or_kill(process, timeout=240)
+    out, err = _start_failure(tmp_path, "forkserver", "preload", env={**os.environ, "PYTHONPATH": str(tmp_path)})
     line = next(line for line in out.splitlines() if line.startswith("WorkerStartError:"))
     assert "The forkserver, which starts the workers, ended while it started: it first imports" in line
     assert "structsim_nb_boom" in line

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -156,7 +157,7 @@ def test_the_installed_script_imports_a_schema_module_from_the_working_directory
     assert "with similarity:" in done.stdout
 
 
-@pytest.mark.skipif("spawn" not in __import__("multiprocessing").get_all_start_methods(), reason="spawn")
+@pytest.mark.skipif("spawn" not in multiprocessing.get_all_start_methods(), reason="spawn")
 def test_workers_that_cannot_start_end_the_command_with_one_line_and_code_3(tmp_path: Path) -> None:
     """Spawned workers run the main script again; one read from standard input cannot be. The command says so in
     one line (no traceback, no document blamed) and exits 3."""
