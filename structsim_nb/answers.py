@@ -7,7 +7,8 @@ The forms, tried in this order (the first that finds something wins):
 
 1. `json` / `python_literal`: the whole text (after `<think>` blocks are blanked) is a JSON
    object or array, or a Python dict, list or tuple literal (read with `ast.literal_eval`,
-   never `eval`). A whole-text number is a `count`.
+   never `eval`). A whole-text number is a `count`. A text that is wholly a structure before any
+   blanking is read as given: a `<think>` tag inside one of its strings is data, not a block.
 2. `prefixed`: the text after the **last** answer marker by position (`Final Answer:`,
    `Answer:`, `Output:`, `Result:`, `Response:` at the start of a line, markdown emphasis
    allowed, colon required; or an `<answer>...</answer>` tag, to the last `</answer>` when the
@@ -192,6 +193,12 @@ def parse_answer(
             exact_numbers=exact_numbers,
         )
     budget = Budget(max_depth, max_literal_chars, _WORK_FACTOR * len(text) + _WORK_FLOOR, exact_numbers=exact_numbers)
+    # A structure that is the whole text holds any `<think>` tag in one of its strings: data, not a
+    # think block (`{"note": "<think>x</think>"}` keeps its value), so it is read before blocks are blanked.
+    whole = _whole(text, 0, len(text), budget) if has_think_tag(text) else None
+    if whole is not None and whole.form != "count":
+        logger.debug("form=<%s>, syntax=<%s> | parsed answer", whole.form, whole.syntax)
+        return whole
     text = _blank_think(text)
     result = (
         _whole(text, 0, len(text), budget)

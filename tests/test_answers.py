@@ -6,6 +6,7 @@ import datetime
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import answer_text_strategy, same_but_long_integers
@@ -98,6 +99,23 @@ class TestPreferences:
 
     def test_think_blocks_are_ignored(self) -> None:
         assert parse_answer('<think>{"a": 0}</think>{"a": 9} done').value == {"a": 9}
+
+    @pytest.mark.parametrize(
+        ("text", "value"),
+        [
+            ('{"a": "<think>x</think>"}', {"a": "<think>x</think>"}),
+            ('[1, "<THINK>"]', [1, "<THINK>"]),
+            ("{'note': '<think>draft</think>'}", {"note": "<think>draft</think>"}),
+        ],
+    )
+    def test_a_think_tag_in_a_string_of_a_whole_text_structure_is_data(self, text: str, value: Any) -> None:
+        # As json.loads reads it (and Agenta's evaluators): the tag is one of the structure's strings, not a block.
+        found = parse_answer(text)
+        assert found.value == value and found.form in ("json", "python_literal")
+
+    def test_a_think_block_outside_the_structure_is_still_blanked(self) -> None:
+        assert parse_answer('{"a": 1} <think>{"a": 2}</think>').value == {"a": 1}
+        assert parse_answer('<think>x</think>{"a": "<think>"}').value == {"a": "<think>"}
 
     def test_unlabelled_number_in_prose_is_not_a_count(self) -> None:
         assert parse_answer("The pump failed in Step 1.").form == "none"

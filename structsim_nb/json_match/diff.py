@@ -254,7 +254,7 @@ def _given(value: Any, *, text_is: str) -> Any:
     Text is read by `_jsonload.loads` (`json.loads`'s value). As a ground truth (`text_is="data"`)
     any JSON text is read so, as `read_expected` reads it. As an answer (`"answer"`), only text
     `parse_answer` reads the same way: a whole-text object or array (so its outer whitespace is
-    JSON's own), no `<think>` (it would blank a block, even inside a string), within `MAX_CHARS`.
+    JSON's own), no `<think>` (whether a tag is data or a block is `parse_answer`'s call), within `MAX_CHARS`.
     `_UNREAD`: take the long way (so does a value the walk then refuses).
     """
     if type(value) is str:

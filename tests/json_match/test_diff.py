@@ -314,7 +314,7 @@ def test_text_read_in_one_walk_scores_as_the_general_path(pair, before, after, t
 @pytest.mark.parametrize(
     "actual",
     [
-        '{"a": "<think>x</think>"}',  # parse_answer blanks a think block, even inside a string
+        '{"a": "<think>x</think>"}',  # whole-text JSON: a think tag in a string is data (parse_answer's call)
         '{"a": "<THINK>x</think>"}',
         ' {"a": "x"} ',
         '\u00a0{"a": "x"}',  # not JSON whitespace: parse_answer strips it, json.loads does not
