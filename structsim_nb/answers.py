@@ -54,7 +54,7 @@ from .repair import repair_truncated
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FORMS", "ParsedAnswer", "has_think_tag", "parse_answer", "strip_think"]
+__all__ = ["FORMS", "ParsedAnswer", "answer_text", "has_think_tag", "parse_answer", "strip_think"]
 
 #: Every value `ParsedAnswer.form` can take.
 FORMS: tuple[str, ...] = ("json", "python_literal", "fenced", "prefixed", "embedded", "count", "repaired", "none")
@@ -313,6 +313,36 @@ def strip_think(text: str) -> str:
         "{'a': 2}"
     """
     return _blank_think(text, blank=False).strip()
+
+
+def answer_text(text: str) -> str:
+    """The text an answer gives once what surrounds it is taken away: for an answer that holds no
+    structure or count (`parse_answer` finds nothing), the plain value it states.
+
+    Closed `<think>` blocks are dropped; then the region after the last answer marker is taken, as
+    `parse_answer` finds it (`Final Answer: pump` -> `pump`; `<answer>pump</answer>` -> `pump`; a
+    marker needs its colon); then the content of the last fenced block in that region, if there is
+    one (a fence with any language tag). The result is stripped; text with none of these is
+    returned stripped. Linear in the text, as `parse_answer`.
+
+    Raises:
+        TypeError: If `text` is not a `str`.
+
+    Examples:
+        >>> answer_text("Thinking done.\nFinal Answer: pump"), answer_text("```\nChiller 6\n```")
+        ('pump', 'Chiller 6')
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str; got {type(text).__name__}")
+    text = _blank_think(text, blank=False)
+    budget = Budget(MAX_DEPTH, MAX_LITERAL_CHARS, _WORK_FACTOR * len(text) + _WORK_FLOOR)
+    start, end, _ = _last_marker(text, budget)
+    if start < 0:
+        start, end = 0, len(text)
+    blocks = _fences(text, start, end, budget)
+    if blocks:
+        start, end = blocks[-1]
+    return text[start:end].strip()
 
 
 def _think_spans(text: str) -> list[tuple[int, int]]:

@@ -113,6 +113,24 @@ class TestPreferences:
         found = parse_answer(text)
         assert found.value == value and found.form in ("json", "python_literal")
 
+    @pytest.mark.parametrize(
+        ("text", "stated"),
+        [
+            ("Final Answer: pump", "pump"),
+            ("Result: valve\nAnswer: pump ", "pump"),  # the last marker by position
+            ("<answer> pump </answer> thanks", "pump"),
+            ("Here:\n```text\nChiller 6\n```\nDone.", "Chiller 6"),
+            ("```a\n1\n```\n```\n2\n```", "2"),  # the last fenced block
+            ("Answer: ```\npump\n```", "pump"),
+            ("<think>Answer: x</think> just text ", "just text"),
+            ("Response time was slow", "Response time was slow"),  # no colon: not a marker
+        ],
+    )
+    def test_answer_text_is_the_plain_value_an_answer_states(self, text: str, stated: str) -> None:
+        from structsim_nb.answers import answer_text
+
+        assert answer_text(text) == stated
+
     def test_a_think_block_outside_the_structure_is_still_blanked(self) -> None:
         assert parse_answer('{"a": 1} <think>{"a": 2}</think>').value == {"a": 1}
         assert parse_answer('<think>x</think>{"a": "<think>"}').value == {"a": "<think>"}

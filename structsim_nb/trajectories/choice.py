@@ -20,7 +20,8 @@ __all__ = ["extract_choice"]
 _CHOICE_MARKERS = r"(?:final answer|answer|option|choice)"
 _CHOICE_FULL = re.compile(rf"\s*(?:{_CHOICE_MARKERS}\s*(?:(?:is|:)\s*)?)?[(\[]?([A-Za-z])[)\].:]?\s*", re.I)
 _CHOICE_PHRASE = re.compile(rf"{_CHOICE_MARKERS}\s*(?:(?:is|:)\s*)?[(\[]?([A-Za-z])[)\].:]?\s*$", re.I)
-_CHOICE_TRAILING = re.compile(r"(?:^|[\s,;:])(?:[(\[]([A-Za-z])[)\]][.:]?|([A-Z])[.:]?)\s*$")
+# A trailing letter in brackets (either or both: `(c)`, `c)`, `(c`), or upper-case and bare (`B`, `B.`).
+_CHOICE_TRAILING = re.compile(r"(?:^|[\s,;:])(?:[(\[]([A-Za-z])[)\]]?[.:]?|([A-Za-z])[)\]][.:]?|([A-Z])[.:]?)\s*$")
 # A marker at the start of the text or after whitespace (never inside a word).
 _CHOICE_PREFIX = re.compile(r"(?<!\S)(?:<answer>|(?:final answer|answer|output|result|response)\s*:)", re.I)
 _FENCE_TAG = re.compile(r"[A-Za-z0-9_+.-]*[ \t]*")
@@ -35,8 +36,8 @@ def extract_choice(answer: str) -> str | None:
     1. the whole text is a letter, optionally after `answer`/`option`/`choice` (with `is` or
        `:`) and in brackets or followed by `.`/`:` (`B`, `(c)`, `Answer: b`, `Option D.`);
     2. else the last non-empty line, by the same rule; then a phrase ending the line
-       (`... the answer is C`); then a trailing letter that is bracketed (`... (c)`) or
-       upper-case (`I pick B.`).
+       (`... the answer is C`); then a trailing letter that is bracketed (`... (c)`, `I pick B)`)
+       or upper-case (`I pick B.`).
 
     Unlike AssetOpsBench, a bare trailing lower-case letter is not read, so the article in
     "the best pick is a" is not answer A. A marker counts at the start of the text or after

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from ..answers import MAX_DEPTH, parse_answer, strip_think
+from ..answers import MAX_DEPTH, answer_text, parse_answer
 from ..errors import StaticJsonError
 
 __all__ = [
@@ -35,23 +35,27 @@ __all__ = [
 
 #: Most containers a value passed as a Python object may hold (shared references could repeat one forever).
 _MAX_VALUES = 5_000_000
-_NUMBER_LEAF = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+#: A number as JSON or Python writes one (what upstream's re-parse reads as a number): a sign, then an integer
+#: without leading zeros (`007` stays text, an id), or a decimal (`.5`, `1.`, `007.5`) or exponent form.
+_NUMBER_LEAF = re.compile(r"[+-]?(?:(?:0+|[1-9]\d*)(?![.eE\d])|(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)")
 
 
 def read_answer(value: Any) -> tuple[Any, str]:
     """One side as a value to flatten, and how it was read.
 
     A non-string is returned as is (`value`). A string goes through `parse_answer`: its value
-    and form when something was found. Else, a whole text that is a JSON or Python scalar
-    literal (`null`, `true`, `None`, `"Pump 3"`, `'Pump 3'`) is that value (`literal`), as
-    upstream reads it; otherwise the stripped text is one scalar (`text`).
+    and form when something was found. Else the plain value it states (`answers.answer_text`:
+    the text after the last answer marker, inside the last fenced block, without `<think>`
+    blocks; `Final Answer: pump` -> `pump`, as upstream reads it). That text, when it is a JSON or
+    Python scalar literal (`null`, `true`, `None`, `"Pump 3"`, `'Pump 3'`), is that value
+    (`literal`), as upstream reads it; otherwise it is one scalar (`text`).
     """
     if not isinstance(value, str):
         return value, "value"
     parsed = parse_answer(value)
     if parsed.found:
         return parsed.value, parsed.form
-    text = strip_think(value)
+    text = answer_text(value)
     if text in ("null", "true", "false", "None", "True", "False") or _is_quoted(text):  # both readers are linear
         try:
             return json.loads(text), "literal"
@@ -75,8 +79,9 @@ def normalize_value(value: Any) -> str:
 
     bool -> `true`/`false`; None -> `none`; float -> 6 decimals with trailing zeros dropped
     (`14.0` -> `14`); int -> `str`. A string is stripped and lower-cased, except one that is
-    wholly a number (`" 14 "` -> `14`, so `"14"` equals `14`) or `true`/`false`/`null`/`None`.
-    Nothing else in a string is interpreted.
+    wholly a number as JSON or Python writes one (`" 14 "` -> `14`, so `"14"` equals `14`;
+    `"+5"`, `".5"`, `"1e3"`; not `"007"`, which stays text, as upstream reads it) or
+    `true`/`false`/`null`/`None` (null and none in any case). Nothing else in a string is interpreted.
 
     Examples:
         >>> normalize_value(14.0), normalize_value(" Pump 3 "), normalize_value("3.50")
@@ -102,9 +107,9 @@ def normalize_value(value: Any) -> str:
             return normalize_value(float(text))
         try:
             return str(int(text))
-        except ValueError:  # more digits than Python converts: the digits themselves, without leading zeros
-            digits = text.lstrip("-").lstrip("0") or "0"
-            return f"-{digits}" if text.startswith("-") and digits != "0" else digits
+        except ValueError:  # more digits than Python converts: the digits themselves, without a sign for + or 0
+            digits = text.lstrip("+-")
+            return f"-{digits}" if text.startswith("-") and digits.strip("0") else digits
     lower = text.lower()
     if lower in ("null", "none"):
         return "none"

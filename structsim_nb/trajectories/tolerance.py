@@ -20,12 +20,14 @@ from .static_score import KeyComparison
 
 __all__ = ["compare_key", "context_ranges", "measure_key_set"]
 
-_NUM = r"(-?\d+(?:\.\d+)?)"
-_RANGE_FULL = re.compile(rf"\s*{_NUM}\s*(?:-|\.\.|to|through|,|\u2013|\u2014)\s*{_NUM}\s*")
-_RANGE_BETWEEN = re.compile(rf"\bbetween\s+{_NUM}\s+and\s+{_NUM}(?![\d.])")
-_RANGE_BOUNDS = re.compile(
-    rf"\b(?:min|minimum|lower|start)\s*[:=]\s*{_NUM}[^:=]{{0,80}}?\b(?:max|maximum|upper|end)\s*[:=]\s*{_NUM}"
-)
+# Upstream's three range forms, each the whole (stripped) leaf: `10-20` (`..`, `to`, `through`, `,`, en or em
+# dash), `between 10 and 20`, and `min: 10 ... max: 20` (anything but a line break between the two bounds).
+_NUM = r"([+-]?\d+(?:\.\d+)?)"
+_RANGE_FULL = re.compile(rf"{_NUM}\s*(?:-|\.\.|to|through|,|\u2013|\u2014)\s*{_NUM}")
+_RANGE_BETWEEN = re.compile(rf"between\s+{_NUM}\s+and\s+{_NUM}")
+_BOUND_LOW = re.compile(rf"(?:min|minimum|lower|start)\s*[:=]\s*{_NUM}")
+# The upper bound ends the leaf; what lies between the bounds is not matched by a pattern (no backtracking over it).
+_BOUND_HIGH = re.compile(rf"(?:max|maximum|upper|end)\s*[:=]\s*{_NUM}\Z")
 _RANGE_PAIRS = (
     ("start_point", "end_point"),
     ("start", "end"),
@@ -48,12 +50,21 @@ def _finite(text: str) -> float | None:
 
 
 def _gold_range(text: str) -> tuple[float, float] | None:
-    """A range written in a gold leaf (`10-20`, `10 to 20`, `between 10 and 20`, `min: 10 ... max: 20`)."""
-    match = _RANGE_FULL.fullmatch(text) or _RANGE_BETWEEN.search(text) or _RANGE_BOUNDS.search(text)
-    if match is None:
-        return None
-    low, high = sorted((float(match.group(1)), float(match.group(2))))
-    return low, high
+    """A range that is the whole gold leaf (`10-20`, `10 to 20`, `between 10 and 20`, `min: 10, avg: 15, max: 20`),
+    as upstream reads one: `between 10 and 20 hours` or a sentence holding a range is not one. Linear in the leaf."""
+    text = text.strip()
+    match = _RANGE_FULL.fullmatch(text) or _RANGE_BETWEEN.fullmatch(text)
+    if match is not None:
+        bounds = (match.group(1), match.group(2))
+    else:
+        low = _BOUND_LOW.match(text)
+        # The one place an upper bound can end the leaf (a bound's word, sign, colon and number leave one way).
+        high = _BOUND_HIGH.search(text, low.end()) if low is not None else None
+        if low is None or high is None or "\n" in text[low.end() : high.start()]:
+            return None
+        bounds = (low.group(1), high.group(1))
+    first, second = float(bounds[0]), float(bounds[1])
+    return (first, second) if first <= second else (second, first)
 
 
 def context_ranges(gold_flat: dict[str, str], names: dict[str, tuple[str, str]]) -> dict[str, tuple[float, float]]:

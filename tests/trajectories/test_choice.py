@@ -22,6 +22,9 @@ class TestChoice:
             ("Sure.\nthe final answer is d", "D"),
             ("```\nC\n```", "C"),
             ("<think>A</think>Output: D", "D"),
+            ("Weighing them up, I pick B)", "B"),
+            ("so it is c)", "C"),
+            ("the pick, [d", "D"),
         ],
     )
     def test_extracted(self, answer: str, letter: str) -> None:

@@ -41,6 +41,9 @@ class TestNumericTolerance:
             "between 10 and 20",
             "min: 10, max: 20",
             "start=10 end=20",
+            "min: 10, avg: 15, max: 20",
+            "+10 to +20",
+            "minimum: 10; maximum: 20",
         ],
     )
     def test_gold_range_forms(self, gold: str) -> None:
@@ -55,6 +58,15 @@ class TestNumericTolerance:
         assert (score.range_eligible_keys, score.range_value_matches, score.range_match_accuracy) == (1, 1, 1.0)
         outside = evaluate_static_json({"r": gold}, {"r": 25}).details[0]
         assert outside.range_match is False and not outside.accepted
+
+    @pytest.mark.parametrize(
+        "gold", ["between 10 and 20 hours", "roughly 10-20", "min: 10\nmax: 20", "the band is min: 10, max: 20"]
+    )
+    def test_a_range_is_the_whole_leaf(self, gold: str) -> None:
+        # Upstream anchors each form at both ends (`^...$`, and `.` never crosses a line break): a sentence holding a
+        # range is text, so no tolerance applies.
+        detail = evaluate_static_json({"r": gold}, {"r": 17}).details[0]
+        assert (detail.range_match, detail.numeric, detail.accepted) == (None, False, False)
 
     def test_sibling_pairs_form_a_range(self) -> None:
         gold = {"window": {"start": 10, "end": 20}, "min": 1, "max": 3}
