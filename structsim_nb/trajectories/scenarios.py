@@ -187,7 +187,8 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
 
     Returns:
         The scenarios (those that cannot be scored included, with `error` set) and the
-        problems: a scenario whose id repeats an earlier one is left out and listed there, and
+        problems: when an id repeats, the last scenario with it is used (as AssetOpsBench's
+        loader keeps the last), in the place of the first, and each one left out is listed there, and
         so are a scenarios folder that cannot be listed, an entry in it that is a broken or looping
         link or a file meant as a scenario (`_scenario_folders`), a scenario file that cannot be read
         or is not JSON, and a line or entry that is not an object with an id.
@@ -198,7 +199,8 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
     paths = [path] if isinstance(path, (str, Path)) else list(path)
     scenarios: list[Scenario] = []
     problems: list[dict[str, str]] = []
-    seen: dict[str, tuple[Path, str, bool]] = {}  # id -> where it came from (`_where`)
+    seen: dict[str, tuple[Path, str, bool]] = {}  # id -> where its last scenario came from (`_where`)
+    index_of: dict[str, int] = {}  # id -> its place in `scenarios` (the first time it was seen)
     for item in paths:
         root = Path(item)
         if root.exists() and not root.is_file() and not root.is_dir():
@@ -221,18 +223,22 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
             )
         folders = root.is_dir()
         for scenario in found:
-            if scenario.id in seen:
+            earlier = seen.get(scenario.id)
+            if earlier is not None:  # the last one is used, as upstream's `{s.id: s}` keeps it, in the first one's place
                 problems.append(
                     problem(
                         "duplicate_scenario_id",
-                        scenario.folder,
-                        f"scenario id {scenario.id!r} is already taken by {_where(*seen[scenario.id])}; "
-                        f"this one ({_where(root, scenario.folder, folders)}) is not used. Give one of them another id",
+                        earlier[1],
+                        f"scenario id {scenario.id!r} is given again by {_where(root, scenario.folder, folders)}, "
+                        f"which is used (the last one, as AssetOpsBench uses it); this one ({_where(*earlier)}) is "
+                        "not. Give one of them another id",
                     )
                 )
-                continue
+                scenarios[index_of[scenario.id]] = scenario
+            else:
+                index_of[scenario.id] = len(scenarios)
+                scenarios.append(scenario)
             seen[scenario.id] = (root, scenario.folder, folders)
-            scenarios.append(scenario)
     return scenarios, problems
 
 

@@ -21,14 +21,18 @@ class TestLoad:
         assert by_id["11"].groundtruth == "{'energy': 14, 'material': 48}" and by_id["11"].folder == "scenario_11"
         assert by_id["13"].evaluation_metadata["mode"] == "clarification"
         assert by_id["17"].error == "scenario folder has no groundtruth.txt"
-        assert by_id["21"].folder == "21"
+        # Id 21 twice (`21/`, then `scenario_21/`): the last one is used, as AssetOpsBench's loader keeps it, in
+        # the first one's place.
+        assert by_id["21"].folder == "scenario_21" and by_id["21"].groundtruth == '{"b": 3}'
+        assert [s.id for s in scenarios].index("21") < [s.id for s in scenarios].index("11")
         assert problems == [
             {
                 "kind": "duplicate_scenario_id",
-                "source": "scenario_21",
-                # Both places are named, so the user can open them: the folder kept and the one left out.
-                "message": f"scenario id '21' is already taken by {TREE / 'scenarios' / '21'}; this one "
-                f"({TREE / 'scenarios' / 'scenario_21'}) is not used. Give one of them another id",
+                "source": "21",
+                # Both places are named, so the user can open them: the folder used and the one left out.
+                "message": f"scenario id '21' is given again by {TREE / 'scenarios' / 'scenario_21'}, which is used "
+                f"(the last one, as AssetOpsBench uses it); this one ({TREE / 'scenarios' / '21'}) is not. Give one "
+                "of them another id",
             }
         ]
 
@@ -52,8 +56,8 @@ class TestLoad:
         assert (by_id["1"].groundtruth, by_id["1"].type, by_id["1"].folder) == ("34", "count", "s.jsonl:1")
         assert by_id["2"].groundtruth == '{"a": 1}' and by_id["2"].type is None
         assert "neither expected_answer nor characteristic_form" in by_id["3"].error
-        assert by_id["11"].folder == "one.json#0" and by_id["12"].type == "structured"
-        assert "scenario_11" in [p["source"] for p in problems]  # the folder repeats id 11
+        assert by_id["11"].folder == "scenario_11" and by_id["12"].type == "structured"  # the folder is the last 11
+        assert "one.json#0" in [p["source"] for p in problems]  # the folder repeats id 11: the entry is left out
         (tmp_path / "bad.json").write_text("[1]")
         assert load_scenarios(tmp_path / "bad.json") == (
             [],
