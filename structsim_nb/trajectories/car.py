@@ -11,7 +11,11 @@ pass rule's term coverage is configurable (`required_term_coverage`);
 `must_have_exactly_one_mode_key=false` lets the mode key sit beside other keys; quotes pair only
 with their own kind and an apostrophe inside a word never opens one; the pilot term allowlist is
 an argument (`car_allowlist`, default `ASSETOPSBENCH_CAR_TERMS`, so the derived terms match
-upstream), not built in. Identifiers are found in linear time (`_identifiers`).
+upstream), not built in; a gold with several keys gives the terms of the value under the mode key
+(upstream: its first value, which is also what a gold without the mode key gives here); a gold
+that is only "yes" or "no" requires that word (upstream derives yes/no only from text that goes on
+after it, so `{"response": "No"}` passed any response). Identifiers are found in linear time
+(`_identifiers`).
 """
 
 from __future__ import annotations
@@ -186,7 +190,11 @@ def score_car(
             'Write groundtruth.txt as {"clarification": "..."}'
         )
     gold_key = str(meta.get("mode") or next(iter(gold_value))).strip().lower()
-    gold_text = next((v for k, v in gold_value.items() if str(k).strip().lower() == gold_key), "")
+    # The terms come from the value under the mode key; a gold without that key gives its first value's, as upstream
+    # (which always reads the first value: a gold `{"abstain": ...}` with metadata mode `clarification` keeps its terms).
+    gold_text = next(
+        (v for k, v in gold_value.items() if str(k).strip().lower() == gold_key), next(iter(gold_value.values()))
+    )
     required = _term_list(meta, "required_terms", _derived_terms(gold_text, allowlist))
     optional = _term_list(meta, "optional_terms", [])
     must_have = bool(meta.get("must_have_exactly_one_mode_key", True))

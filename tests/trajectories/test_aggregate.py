@@ -102,3 +102,6 @@ def test_the_aggregate_keeps_summaries_unless_asked_for_every_report() -> None:
     full = build_aggregate([report], ["a.json"], full_results=True, **common)
     assert full["results"][0]["answer"] == "42" and full["results"][0]["score"]["details"] == {"f1": 1.0}
     assert full["totals"]["pass_rate"] == 1.0 and full["by_scenario_type"]["iot"]["passed"] == 1
+    empty = build_aggregate([], [], full_results=False, **common)
+    # No run: the pass rate is undefined, so null (AssetOpsBench writes 0.0, as if every run had failed).
+    assert empty["totals"]["pass_rate"] is None and empty["totals"]["scenarios"] == 0

@@ -74,6 +74,23 @@ class TestCar:
         gold = '{"response": "Yes FC-101 and PMP42144x, not AB12c"}'
         assert evaluate_static_json(gold, "{}", car_allowlist=()).mode_required_terms == ["fc 101", "yes"]
 
+    def test_a_gold_without_the_mode_key_gives_its_first_values_terms(self) -> None:
+        # As upstream (it always reads the gold's first value): metadata naming another mode keeps the gold's terms.
+        meta = {"mode": "clarification"}
+        gold = '{"abstain": "cannot determine, dataset unreliable"}'
+        score = evaluate_static_json(gold, '{"clarification": "which pump?"}', evaluation_metadata=meta)
+        assert score.mode_required_terms == ["cannot determine", "dataset", "unreliable"] and not score.passed
+        # With the mode key among several, its own value gives the terms (upstream would read `note`'s).
+        gold = '{"note": "x", "clarification": "ask about the pump"}'
+        score = evaluate_static_json(gold, '{"clarification": "ask which unit"}', evaluation_metadata=meta)
+        assert score.mode_required_terms == ["pump"] and not score.passed
+
+    def test_a_bare_yes_or_no_gold_requires_that_word(self) -> None:
+        # Upstream derives yes/no only when text follows it, so its `{"response": "No"}` passes a "Yes".
+        score = evaluate_static_json('{"response": "No"}', '{"response": "Yes"}')
+        assert score.mode_required_terms == ["no"] and not score.passed
+        assert evaluate_static_json('{"response": "No"}', '{"response": "no."}').passed
+
     def test_allowlist_is_an_argument_defaulting_to_upstreams(self) -> None:
         gold = '{"abstain": "I cannot determine this from the dataset"}'
         assert evaluate_static_json(gold, '{"abstain": "sorry"}', car_allowlist=()).mode_required_terms == []

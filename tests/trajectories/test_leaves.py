@@ -94,6 +94,7 @@ class TestSimilarity:
             ("pump", "pump station", 0.6),
             ("ab", "cd", 0.0),
             ("", "", 1.0),
+            ("", "pump", 0.0),  # upstream: 0.6 (Python finds "" in any string); an empty value is nothing alike
         ],
     )
     def test_values(self, gold: str, model: str, expected: float) -> None:
