@@ -198,6 +198,12 @@ def json_diff(
     if tally.null_matched:
         also = " and a missing leaf" if tally.null_missing else ""
         notes.append(f"null equals null{also} (Agenta scores null leaves 0)")
+    if tally.null_extra:
+        noun = "leaf" if tally.null_extra == 1 else "leaves"
+        notes.append(
+            f"{tally.null_extra} extra null output {noun} not counted (null reads as missing; Agenta counts each as "
+            "a key scoring 0)"
+        )
     if keep and any(isinstance(value, (dict, list)) or () in g_flat for value in (*g_flat.values(), *o_flat.values())):
         notes.append("empty objects and arrays are compared as values (Agenta drops them)")
     if dotted:  # case folding neither adds nor removes a '.'

@@ -311,16 +311,19 @@ class LeafTally:
         matched: Rows with status `match`.
         null_matched: Matches whose expected value is null (both null, or null and missing).
         null_missing: Matches of a null ground-truth leaf the output lacks (`null_is_missing`).
+        null_extra: Null output leaves the ground truth lacks, left out of the extras (`skip_nulls`
+            or `null_is_missing`), which Agenta counts as keys scoring 0.
         misses: Indices of the rows that are not `match`.
         eq_differs: Leaves compared by `agree` where Python `==` says otherwise.
     """
 
-    __slots__ = ("eq_differs", "matched", "misses", "null_matched", "null_missing")
+    __slots__ = ("eq_differs", "matched", "misses", "null_extra", "null_matched", "null_missing")
 
     def __init__(self) -> None:
         self.matched = 0
         self.null_matched = 0
         self.null_missing = 0
+        self.null_extra = 0
         self.misses: list[int] = []
         self.eq_differs: list[Steps] = []
 
@@ -537,14 +540,19 @@ def compare_rows(
         for key, predicted in out.items():
             if key in gt:
                 continue
+            if (skip_nulls or null_is_missing) and predicted is None:
+                tally.null_extra += 1
+                continue
             if gt_parents is None:
                 gt_parents = _prefixes(gt)
+            # A leaf where the ground truth's value has another shape (a scalar above it, or leaves below it) is
+            # extra too: the ground truth's row there is wrong, and this one counts in the union, as in Agenta.
             if key in gt_parents or any(key[:cut] in gt for cut in range(len(key))):
-                continue
-            if (skip_nulls or null_is_missing) and predicted is None:
-                continue
+                reason = "not in the ground truth, whose value there has another shape"
+            else:
+                reason = "not in the ground truth"
             tally.misses.append(len(rows))
-            append((key, "invented", None, predicted, "not in the ground truth"))
+            append((key, "invented", None, predicted, reason))
     tally.matched += matched
     tally.null_matched += null_matched
     return rows

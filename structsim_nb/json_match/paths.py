@@ -29,8 +29,9 @@ __all__ = ["FieldPath", "is_list_index", "parse_field_path", "parse_fields", "re
 
 _INDEX = re.compile(r"-?(0|[1-9][0-9]*)")
 _POINTER_INDEX = re.compile(r"0|[1-9][0-9]*")
-#: A dot-notation key that needs no quoting: no `.`, brackets or quotes, no edge whitespace.
-PLAIN_KEY = re.compile(r"[^.\[\]\"'\s](?:[^.\[\]\"']*[^.\[\]\"'\s])?")
+#: A dot-notation key that needs no quoting: no `.` or brackets, no edge whitespace (quotes are part of the key, as
+#: in Agenta's dot notation: `user's` names the key `user's`).
+PLAIN_KEY = re.compile(r"[^.\[\]\s](?:[^.\[\]]*[^.\[\]\s])?")
 
 
 @dataclass(frozen=True)
@@ -58,10 +59,11 @@ def parse_field_path(text: str) -> FieldPath:
         text: `$...` is JSON Path (jsonpath-ng's extended grammar: wildcards, `..`, filters,
             negative indices). `/...` is a JSON Pointer (RFC 6901: `~1` is `/`, `~0` is `~`).
             Anything else is dot notation: segments separated by `.` (empty ones are dropped,
-            as Agenta does: `a..b` is `a.b`, `.name` is `name`); a segment that is an integer
-            indexes a list (a key on an object); `[i]` indexes a list (negative counts from
-            the end); `["key"]` or `['key']` is a literal key, for keys holding dots, brackets,
-            quotes or edge spaces.
+            as Agenta does: `a..b` is `a.b`, `.name` is `name`); a segment of digits indexes
+            a list (a key on an object; `01` is index 1, as Agenta's `isdigit` reads it, and
+            `-1` counts from the end); `[i]` indexes a list (negative counts from the end);
+            `["key"]` or `['key']` is a literal key, for keys holding dots, brackets or edge
+            spaces. Quotes inside a segment are part of the key (`user's`).
 
     Returns:
         The parsed `FieldPath`.
@@ -155,7 +157,7 @@ def _dot_steps(text: str) -> tuple[tuple[str, Any], ...]:
             segment = text[i:end]
             if not PLAIN_KEY.fullmatch(segment):
                 raise FieldPathError(
-                    f"field path {text!r} has the segment {segment!r}; quote keys with edge spaces or quotes: "
+                    f"field path {text!r} has the segment {segment!r}; quote keys with edge spaces: "
                     f"'[{json.dumps(segment)}]'"
                 )
             steps.append(("either", segment))
@@ -250,8 +252,20 @@ def _either_index(token: str) -> int | None:
     if found is _MISSING:
         if len(_EITHER) > 10_000:
             _EITHER.clear()
-        found = _EITHER[token] = int(token) if _INDEX.fullmatch(token) else None
+        found = _EITHER[token] = _dot_index(token)
     return found  # type: ignore[return-value]
+
+
+def _dot_index(token: str) -> int | None:
+    """A dot segment's list index: digits as Agenta reads them (`str.isdigit`, then `int`: `01` is 1, and so is
+    `\u0661`), with a leading `-` counting from the end; None for anything else (and for digits `int` refuses)."""
+    digits = token[1:] if token.startswith("-") else token
+    if not digits.isdigit():
+        return None
+    try:
+        return int(token)
+    except ValueError:  # a digit int() does not read (`²`): Agenta's resolver fails on it too
+        return None
 
 
 def is_list_index(token: str) -> bool:

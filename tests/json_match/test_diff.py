@@ -31,6 +31,26 @@ class TestJsonDiff:
         assert penalized.score == 0.5
         assert [(r["path"], r["kind"], r["category"]) for r in penalized.non_matches()] == [("extra", "invented", "fa")]
 
+    @pytest.mark.parametrize(
+        ("out", "gt", "score"),
+        [
+            ({"a": {"b": 1}, "c": 1}, {"a": 1, "c": 1}, 1 / 3),  # keys a, a.b, c (Agenta's union)
+            ({"a": 5, "c": 1}, {"a": {"b": 1}, "c": 1}, 1 / 3),  # keys a.b, a, c
+            ({"a": {"b": 1, "e": 3}, "c": 1}, {"a": 1, "c": 1}, 1 / 4),
+        ],
+    )
+    def test_extra_keys_where_the_shapes_differ_count_in_the_union(self, out, gt, score):
+        # The ground truth's row is wrong; the output's leaves there are keys the ground truth lacks, as in Agenta.
+        result = json_diff(out, gt, penalize_extra_keys=True)
+        assert result.score == pytest.approx(score) and not result.passed
+        assert "another shape" in next(item.reason for item in result.fields if item.status == "invented")
+        assert json_diff(out, gt).score == pytest.approx(0.5)  # without the union: only the ground truth's keys
+
+    def test_an_extra_null_leaf_left_uncounted_is_said(self):
+        result = json_diff({"a": 1, "b": None}, {"a": 1}, penalize_extra_keys=True)
+        assert result.score == 1.0 and "1 extra null output leaf not counted" in result.reason
+        assert json_diff({"a": 1, "b": None}, {"a": 1}, penalize_extra_keys=True, null_is_missing=False).score == 0.5
+
     def test_lists_by_position(self):
         assert json_diff([1, 3, 2], [1, 2, 3]).score == pytest.approx(1 / 3)
         result = json_diff([1, 2], [1, 2, 3])

@@ -37,6 +37,7 @@ def test_compare_leaves_statuses():
         ("a", "match"),
         ("b.c", "wrong"),  # the output has a scalar above the leaf
         ("d", "missed"),
+        ("b", "invented"),  # the union of both sides' leaves, as Agenta's: the output's `b` is a key it lacks
         ("e", "invented"),
     ]
 

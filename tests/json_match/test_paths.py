@@ -18,6 +18,8 @@ class TestPathFormats:
         "c/d": 1,
         "t~": 2,
         " sp": 3,
+        "user's": 4,
+        'say "hi"': 5,
     }
 
     @pytest.mark.parametrize(
@@ -38,6 +40,10 @@ class TestPathFormats:
             ("['a.b']", "literal"),
             ("0", "zero-key"),
             ('[" sp"]', 3),
+            ("user's", 4),  # quotes in a dot segment are part of the key, as in Agenta's dot notation
+            ('say "hi"', 5),
+            ("items.01.name", "b"),  # digits index a list as Agenta's isdigit/int reads them
+            ("items.\u0661.name", "b"),
             ("$.items[0].name", "a"),
             ("$.items[-1].name", "b"),
             ("$.items[*].name", ["a", "b"]),
