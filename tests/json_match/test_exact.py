@@ -7,7 +7,7 @@ import json
 
 import pytest
 from helpers import as_subclass, json_pair_strategy
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
@@ -125,14 +125,21 @@ class TestReasonsTellTheTruth:
         assert nulls.passed and "null-valued keys read as absent" in nulls.reason
 
 
+_NAN = float("nan")
+
+
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(pair=json_pair_strategy(), ignore_case=st.booleans(), null_is_missing=st.booleans())
+@example(pair=({"a": [_NAN, 1], "b": None}, {"a": [_NAN, 1], "b": []}), ignore_case=False, null_is_missing=False)
 def test_given_dicts_score_as_the_general_path(pair, ignore_case, null_is_missing):
     """Dicts and lists given on both sides take one walk per side (or none, when identical); a
     `dict` subclass holds the same data and takes the general path: the results are the same."""
     truth, output = pair
     options = {"ignore_case": ignore_case, "null_is_missing": null_is_missing}
-    assert exact_match(output, truth, **options) == exact_match(as_subclass(output), as_subclass(truth), **options)
+    fast = exact_match(output, truth, **options)
+    # Compared by repr: the one walk keeps a copy of both documents for the rows it makes later, so a NaN there is
+    # another float object than the caller's, and NaN != NaN (found by a long random run; pinned by the example).
+    assert repr(fast) == repr(exact_match(as_subclass(output), as_subclass(truth), **options))
 
 
 @settings(max_examples=600, deadline=None, derandomize=True)
@@ -144,7 +151,7 @@ def test_differing_documents_without_booleans_score_as_the_general_path(pair, ig
     options = {"ignore_case": ignore_case, "null_is_missing": null_is_missing}
     fast = exact_match(output, truth, **options)
     general = exact_match(as_subclass(output), as_subclass(truth), **options)
-    assert fast == general
+    assert repr(fast) == repr(general)  # (by repr: NaN, as in the test above)
     assert [(f.path, f.status, f.reason) for f in fast.fields] == [(f.path, f.status, f.reason) for f in general.fields]
 
 
