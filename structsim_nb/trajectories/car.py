@@ -190,8 +190,8 @@ def score_car(
             'Write groundtruth.txt as {"clarification": "..."}'
         )
     gold_key = str(meta.get("mode") or next(iter(gold_value))).strip().lower()
-    # The terms come from the value under the mode key; a gold without that key gives its first value's, as upstream
-    # (which always reads the first value: a gold `{"abstain": ...}` with metadata mode `clarification` keeps its terms).
+    # The terms come from the value under the mode key; a gold without that key gives its first value's, as
+    # upstream (which always reads the first value: `{"abstain": ...}` with mode `clarification` keeps its terms).
     gold_text = next(
         (v for k, v in gold_value.items() if str(k).strip().lower() == gold_key), next(iter(gold_value.values()))
     )

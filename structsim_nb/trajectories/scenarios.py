@@ -224,7 +224,7 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
         folders = root.is_dir()
         for scenario in found:
             earlier = seen.get(scenario.id)
-            if earlier is not None:  # the last one is used, as upstream's `{s.id: s}` keeps it, in the first one's place
+            if earlier is not None:  # the last is used, as upstream's `{s.id: s}` keeps it, in the first one's place
                 problems.append(
                     problem(
                         "duplicate_scenario_id",

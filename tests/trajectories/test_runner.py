@@ -94,7 +94,8 @@ class TestRun:
             "est_cost_usd_total": 0.0012,
         }
         assert [t["file"] for t in aggregate["unmatched_trajectories"]] == ["99.json"]
-        assert [s["folder"] for s in aggregate["unmatched_scenarios"]] == ["scenario_21", "scenario_20"]  # id 21 twice: the last folder is used
+        # id 21 twice: the last folder is used
+        assert [s["folder"] for s in aggregate["unmatched_scenarios"]] == ["scenario_21", "scenario_20"]
         results = {r["scenario_id"]: r for r in aggregate["results"]}
         assert results["12"]["joined_by"] == "run_id" and results["34"]["joined_by"] == "filename"
         assert results["34"]["report"] == "scenario-34.json" and results["11"]["report"] == "11.json"
