@@ -26,6 +26,7 @@ import copy
 import json
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -47,6 +48,7 @@ __all__ = [
     "RecordedRequest",
     "assemble",
     "dump_recording",
+    "from_jsonable",
     "load_recording",
     "parse_recording",
     "request_from_stream_args",
@@ -194,7 +196,9 @@ def assemble(events: list[dict[str, Any]]) -> Assembled:
     """Assemble stream events into a message the way strands does, but strictly.
 
     Strands logs and skips a tool block without id or name, and turns invalid tool JSON into `{}`
-    (so a broken recording shows up as an extra model call); here both raise instead.
+    (so a broken recording shows up as an extra model call); here both raise instead. A tool block
+    may be opened by `contentBlockStart` or, as strands also accepts, by a first `toolUse` delta
+    naming the tool. A `messageStop` without a `stopReason` raises (strands would fail on it).
 
     Raises:
         ValueError: With the event index, if the events do not assemble into valid content.
@@ -217,9 +221,18 @@ def assemble(events: list[dict[str, Any]]) -> Assembled:
         elif key == "contentBlockDelta":
             delta = (body or {}).get("delta", {})
             if "toolUse" in delta:
+                piece = delta["toolUse"]
                 if tool is None:
-                    raise ValueError(f"events[{index}]: tool input arrives outside a tool block (no contentBlockStart)")
-                fragments.append(delta["toolUse"].get("input", ""))
+                    if not ({"toolUseId", "name"} & set(piece)):
+                        raise ValueError(
+                            f"events[{index}]: tool input arrives outside a tool block (no contentBlockStart, and "
+                            "no toolUseId or name in the delta)"
+                        )
+                    tool, fragments = {}, []  # some models name the tool in its first delta; strands accepts that
+                for name in ("toolUseId", "name"):  # as strands: a value already set is kept
+                    if name in piece and name not in tool:
+                        tool[name] = piece[name]
+                fragments.append(piece.get("input", ""))
             elif "text" in delta:
                 text.append(delta["text"])
         elif key == "contentBlockStop":
@@ -243,7 +256,12 @@ def assemble(events: list[dict[str, Any]]) -> Assembled:
                 content.append({"text": "".join(text)})
             text = []
         elif key == "messageStop":
-            stop_reason = (body or {}).get("stopReason", "end_turn")
+            if not isinstance(body, dict) or not isinstance(body.get("stopReason"), str):
+                raise ValueError(
+                    f"events[{index}]: messageStop must hold a stopReason (such as 'tool_use' or 'end_turn'); got "
+                    f"{body!r}. Strands reads event['stopReason'] and would fail"
+                )
+            stop_reason = body["stopReason"]
         elif key == "metadata":
             usage = dict((body or {}).get("usage", {}))
     if tool is not None:
@@ -262,6 +280,25 @@ def to_jsonable(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return copy.deepcopy(str(value))
+
+
+def from_jsonable(value: Any) -> Any:
+    """`to_jsonable` undone: a deep copy with every `{"$bytes": base64}` as the bytes it holds.
+
+    What a model yields goes to the agent as it came: strands joins a redacted reasoning block's
+    `redactedContent` as bytes (`b"" + chunk`), so a recorded event must give it bytes again.
+    A dict is read as bytes only when `$bytes` is its one key and holds valid base64 text.
+    """
+    if isinstance(value, dict):
+        if len(value) == 1 and isinstance(value.get("$bytes"), str):
+            try:
+                return base64.b64decode(value["$bytes"], validate=True)
+            except ValueError:
+                pass
+        return {key: from_jsonable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [from_jsonable(item) for item in value]
+    return value
 
 
 def request_from_stream_args(
@@ -387,9 +424,21 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
     return parse_recording(text, path=source)
 
 
+#: A lone surrogate (Python text holds a pair as one character, so any surrogate left in it is alone).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dump_recording(recording: Recording) -> str:
-    """The file text for `recording`: sorted keys, two-space indent, trailing newline."""
-    return json.dumps(recording.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """The file text for `recording`: sorted keys, two-space indent, trailing newline.
+
+    Text is written as itself (not as ASCII escapes), except a lone surrogate (a model that cut an
+    emoji's escape in half): UTF-8 cannot hold one, so it is written as its JSON escape (`\\ud83d`),
+    which reads back as the same text.
+    """
+    text = json.dumps(recording.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    if _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)  # only inside JSON strings
 
 
 def write_recording(recording: Recording, path: str | os.PathLike[str]) -> Path:

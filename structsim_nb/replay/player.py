@@ -31,7 +31,7 @@ from typing import Any
 from strands.models import Model
 
 from ..errors import ReplayExhaustedError, ReplayMismatchError, UnplayedCallsError, UnplayedCallsWarning
-from .cassette import Recording, load_recording, request_from_stream_args
+from .cassette import Recording, from_jsonable, load_recording, request_from_stream_args
 from .scrub import default_scrub_rules, scrub_value
 
 logger = logging.getLogger(__name__)
@@ -342,7 +342,7 @@ class ReplayModel(Model):
             if any(recorded[name] != actual[name] for name in MATCH_FIELDS):
                 raise self._mismatch(call, recorded, actual)
             self._played += 1
-            events = copy.deepcopy(interaction.events)
+            events = from_jsonable(interaction.events)  # a deep copy, with recorded bytes as bytes again
         logger.debug("path=<%s>, call=<%d>, events=<%d> | replaying recorded call", self.path, call, len(events))
         for event in events:
             yield event

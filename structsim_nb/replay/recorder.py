@@ -19,7 +19,6 @@ import contextlib
 import datetime
 import enum
 import importlib.metadata
-import json
 import logging
 import os
 import platform
@@ -41,6 +40,7 @@ from .cassette import (
     Recording,
     assemble,
     dump_recording,
+    from_jsonable,
     load_recording,
     parse_recording,
     request_from_stream_args,
@@ -189,7 +189,7 @@ class RecordingModel(Model):
         if self.rules is not None:
             events = scrub_events(events, self.rules, self.scrubbed)
             for scrubbed in events:
-                yield json.loads(json.dumps(scrubbed))  # a deep copy; the agent may keep it
+                yield from_jsonable(scrubbed)  # a deep copy (the agent may keep it), bytes as bytes again
         self.calls.append({"request": request, "events": events})
         logger.debug("call=<%d>, events=<%d> | recorded model call", len(self.calls), len(events))
 

@@ -89,7 +89,6 @@ _OWN_RULES: list[tuple[str, str, str, int]] = [
     ("jwt", r"\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*", "<JWT>", 0),
     ("aws_session_token", r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9/+=]{16,}", "<AWS_SESSION_TOKEN>", 0),
     ("aws_account_id", r"\barn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:(\d{12}):", ACCOUNT_PLACEHOLDER, 1),
-    ("aws_account_id", r"(?i)\baccount[ _-]?(?:id|number|no\.?)?\W{0,3}(\d{12})\b", ACCOUNT_PLACEHOLDER, 1),
     (
         "aws_secret_access_key",
         r"(?i)\b(?:aws_)?secret_?access_?key[\"']?\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
@@ -112,12 +111,18 @@ _OWN_RULES: list[tuple[str, str, str, int]] = [
     ),
 ]
 
-#: Key names (lower-cased, letters only) whose string values are secrets wherever they appear.
-_SECRET_KEY_WORDS = (
+#: Words that name a secret wherever they stand in a key (`db_password`, `secretKey`, `credentials`), as whole
+#: words: `secretary` and `passwordless` are not secrets.
+_SECRET_WORDS = frozenset({"password", "passwd", "passphrase", "secret", "secrets", "credential", "credentials"})
+#: Secrets named by two words, and single words above written together with others: a key whose letters end so
+#: names one (`x-api-key`, `refresh_token`, `dbpassword`, `clientsecret`); `access_key_holder` or `private_key_id`
+#: does not.
+_SECRET_ENDINGS = (
     "password",
     "passwd",
     "passphrase",
     "secret",
+    "credentials",
     "apikey",
     "accesstoken",
     "authtoken",
@@ -126,20 +131,29 @@ _SECRET_KEY_WORDS = (
     "bearertoken",
     "privatekey",
     "accesskey",
-    "credential",
 )
 _SECRET_KEYS_EXACT = frozenset({"pwd", "token", "authorization", "xapikey"})
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 def is_secret_key(key: str) -> bool:
     """Whether a mapping key names a secret (`password`, `db_password`, `apiKey`, `client_secret`, ...).
 
+    A key names a secret when one of its words is `password`, `secret`, `credential` (or a close
+    form), or when it ends with a secret's name (`api_key`, `refreshToken`, `privatekey`, ...), or
+    is `token`, `pwd` or `authorization`. Words are split at `_`, `-`, spaces and camelCase, so
+    `secretary`, `token_count`, `access_key_holder` and `private_key_id` are not secrets.
+
     Examples:
         >>> is_secret_key("apiKey"), is_secret_key("x-api-key"), is_secret_key("description")
         (True, True, False)
+        >>> is_secret_key("secretary"), is_secret_key("client_secret"), is_secret_key("private_key_id")
+        (False, True, False)
     """
     letters = re.sub(r"[^a-z]", "", key.lower())
-    return letters in _SECRET_KEYS_EXACT or any(word in letters for word in _SECRET_KEY_WORDS)
+    if letters in _SECRET_KEYS_EXACT or letters.endswith(_SECRET_ENDINGS):
+        return True
+    return any(word.lower() in _SECRET_WORDS for word in _KEY_WORDS.findall(key))
 
 
 def _plugin_classes() -> dict[str, Any]:

@@ -13,7 +13,16 @@ from structsim_nb.errors import (
     RecordingNotFoundError,
     RecordingVersionError,
 )
-from structsim_nb.replay.cassette import FORMAT_VERSION, assemble, dump_recording, load_recording, parse_recording
+from structsim_nb.replay.cassette import (
+    FORMAT_VERSION,
+    assemble,
+    dump_recording,
+    from_jsonable,
+    load_recording,
+    parse_recording,
+    to_jsonable,
+    write_recording,
+)
 
 COMMITTED = Path(__file__).resolve().parent.parent.parent / "recordings" / "invoice_walkthrough.json"
 
@@ -119,6 +128,45 @@ def test_assemble_rejects_a_tool_block_without_id() -> None:
     events = [{"contentBlockStart": {"start": {"toolUse": {"name": "X"}}}}, {"contentBlockStop": {}}]
     with pytest.raises(ValueError, match="no toolUseId or name; strands would drop it"):
         assemble(events)
+
+
+def test_a_tool_named_in_its_first_delta_assembles_as_strands_reads_it() -> None:
+    # Some models send toolUseId and name in the first toolUse delta instead of a contentBlockStart.
+    events = [
+        {"contentBlockDelta": {"delta": {"toolUse": {"toolUseId": "t1", "name": "X", "input": '{"a":'}}}},
+        {"contentBlockDelta": {"delta": {"toolUse": {"input": " 1}", "name": "ignored"}}}},
+        {"contentBlockStop": {}},
+        {"messageStop": {"stopReason": "tool_use"}},
+    ]
+    assert assemble(events).content == [{"toolUse": {"toolUseId": "t1", "name": "X", "input": {"a": 1}}}]
+    with pytest.raises(ValueError, match="outside a tool block"):
+        assemble([{"contentBlockDelta": {"delta": {"toolUse": {"input": "{}"}}}}])
+
+
+@pytest.mark.parametrize("stop", [{}, {"stopReason": None}, None])
+def test_a_message_stop_without_a_stop_reason_is_an_assembly_error(stop: object) -> None:
+    # strands reads event["stopReason"]: without one, replay would fail inside the agent with a bare KeyError.
+    with pytest.raises(ValueError, match=r"events\[1\]: messageStop must hold a stopReason"):
+        assemble([{"contentBlockDelta": {"delta": {"text": "hi"}}}, {"messageStop": stop}])
+
+
+def test_bytes_survive_the_json_round_trip() -> None:
+    event = {"contentBlockDelta": {"delta": {"reasoningContent": {"redactedContent": b"\x00opaque"}}}}
+    stored = json.loads(json.dumps(to_jsonable(event)))
+    assert stored["contentBlockDelta"]["delta"]["reasoningContent"]["redactedContent"] == {"$bytes": "AG9wYXF1ZQ=="}
+    assert from_jsonable(stored) == event
+    assert from_jsonable({"$bytes": "not base64!"}) == {"$bytes": "not base64!"}  # only valid base64 is bytes
+    assert from_jsonable({"$bytes": "AA==", "other": 1}) == {"$bytes": "AA==", "other": 1}
+
+
+def test_a_lone_surrogate_is_written_as_its_escape_and_reads_back(tmp_path: Path) -> None:
+    # A model that cut an emoji's escape in half: UTF-8 cannot hold the lone surrogate, JSON's escape can.
+    content = data()
+    content["interactions"][0]["request"]["messages"][0]["content"][0]["text"] += " cut \ud83d"
+    recording = parse_recording(json.dumps(content))
+    path = write_recording(recording, tmp_path / "s.json")
+    assert "cut \\ud83d" in path.read_text(encoding="utf-8")
+    assert load_recording(path) == recording
 
 
 def test_parse_recording_without_a_file() -> None:

@@ -5,6 +5,7 @@ Every recording made here is replayed through the real Agent; every failure leav
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -278,6 +279,31 @@ class TestScrubbingOverHttp:
         # replayed with the unscrubbed prompt: the request is matched in scrubbed space, call 2 included
         replayed = replay(path, prompt)
         assert replayed.structured_output == result.structured_output
+
+    def test_redacted_reasoning_records_and_replays_as_bytes(self, keys, fake_bedrock, tmp_path: Path) -> None:
+        # Bedrock streams redactedContent as a blob (base64 on the wire, bytes from botocore); strands joins it as
+        # bytes, so the recording's {"$bytes": ...} must reach the agent as bytes again, when recording and replaying.
+        opaque = base64.b64encode(b"\x00\x01opaque").decode("ascii")
+        events = tool_events("Person", '{"name": "Alice", "age": 30}', [9], tool_id="tooluse_r")
+        events[1:1] = [
+            {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"reasoningContent": {"redactedContent": opaque}}}},
+            {"contentBlockStop": {"contentBlockIndex": 0}},
+        ]
+        fake_bedrock.stream(events)
+        path = tmp_path / "reasoning.json"
+        result = record_exchange(path, model=bedrock(keys), schema=Person, prompt="Alice is 30.")
+        assert result.structured_output == Person(name="Alice", age=30)
+        stored = json.loads(path.read_text())["interactions"][0]["events"][1]["contentBlockDelta"]["delta"]
+        assert stored == {"reasoningContent": {"redactedContent": {"$bytes": opaque}}}
+        assert replay(path, "Alice is 30.", system=None).structured_output == result.structured_output
+
+    def test_an_invoice_account_number_is_recorded_as_it_is(self, keys, fake_bedrock, tmp_path: Path) -> None:
+        # Only an account id inside an ARN is scrubbed: a 12-digit account number is the data being extracted.
+        fake_bedrock.stream(tool_events("Person", json.dumps({"name": "Acct 100234567890", "age": 1}), [7]))
+        path = tmp_path / "acct.json"
+        result = record_exchange(path, model=bedrock(keys), schema=Person, prompt="Account Number: 100234567890")
+        assert result.structured_output.name == "Acct 100234567890"
+        assert load_recording(path).interactions[0].request.messages[0]["content"][0]["text"].endswith("100234567890")
 
     def test_the_credentials_in_use_never_reach_the_file(self, keys, fake_bedrock, tmp_path: Path) -> None:
         # a secret no pattern knows (the secret key alone), echoed by the model: only the literal rule catches it

@@ -69,6 +69,29 @@ class TestRules:
         assert is_secret_key(key)
         assert scrub.scrub_value({key: "anything", "n": {key: 3}}, RULES) == {key: "<REDACTED>", "n": {key: 3}}
 
+    @pytest.mark.parametrize(
+        "key", ["secretary", "token_count", "access_key_holder", "private_key_id", "passwordless", "max_tokens"]
+    )
+    def test_a_key_that_only_contains_a_secrets_name_keeps_its_value(self, key: str) -> None:
+        # Words, not substrings: a secretary's name or a key holder's is data the agent extracted.
+        assert not is_secret_key(key)
+        assert scrub.scrub_value({key: "Jane Doe"}, RULES) == {key: "Jane Doe"}
+
+    @pytest.mark.parametrize(
+        "key", ["clientSecret", "SECRET_KEY", "aws_secret_access_key", "refreshToken", "privateKey"]
+    )
+    def test_secret_names_in_any_case_or_joining(self, key: str) -> None:
+        assert is_secret_key(key)
+
+    def test_an_account_number_outside_an_arn_is_data(self) -> None:
+        # Only the account id inside an ARN is scrubbed: a 12-digit bank or customer account number on an invoice is
+        # what the agent extracts, and scrubbing it would change the recorded answer.
+        text = "Account Number: 100234567890; arn:aws:bedrock:us-east-1:123456789012:inference-profile/x"
+        assert scrub.scrub_text(text, RULES) == (
+            "Account Number: 100234567890; arn:aws:bedrock:us-east-1:<AWS_ACCOUNT_ID>:inference-profile/x"
+        )
+        assert scrub.scrub_value({"account_number": "100234567890"}, RULES) == {"account_number": "100234567890"}
+
 
 class TestStructural:
     def test_escaped_quotes_around_an_arn_stay_valid_json(self) -> None:
