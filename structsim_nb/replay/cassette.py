@@ -375,8 +375,8 @@ def parse_recording(text: str, *, path: str | os.PathLike[str] = "<string>") -> 
             path=where,
         )
     version = data.get("format_version")
-    if version != FORMAT_VERSION:
-        newer = isinstance(version, int) and version > FORMAT_VERSION
+    if type(version) is not int or version != FORMAT_VERSION:  # (`true` and `1.0` equal 1 in Python; not here)
+        newer = type(version) is int and version > FORMAT_VERSION
         hint = "Upgrade structsim-nb to read it." if newer else "Re-record it with this version."
         raise RecordingVersionError(
             f"recording '{where}' has format_version {version!r}; this structsim-nb reads version "

@@ -76,7 +76,7 @@ def test_newer_format_version_is_reported_before_any_field_it_may_have_changed(t
     assert info.value.path == str(tmp_path / "r.json")
 
 
-@pytest.mark.parametrize(("version", "shown"), [(0, "0"), (None, "None"), ("1", "'1'")])
+@pytest.mark.parametrize(("version", "shown"), [(0, "0"), (None, "None"), ("1", "'1'"), (True, "True"), (1.0, "1.0")])
 def test_older_or_missing_format_version_says_re_record(tmp_path: Path, version: object, shown: str) -> None:
     content = data()
     content["format_version"] = version
