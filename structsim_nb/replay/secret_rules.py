@@ -101,7 +101,13 @@ _OWN_RULES: list[tuple[str, str, str, int]] = [
     ("openai_api_key", r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{32,}", "<OPENAI_API_KEY>", 0),
     ("github_token", r"\bgithub_pat_[A-Za-z0-9_]{60,}", "<GITHUB_TOKEN>", 0),
     ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}", "<GOOGLE_API_KEY>", 0),
-    ("bearer_token", r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)", "<BEARER_TOKEN>", 1),
+    # A token holds a digit or a symbol, or is long: "bearer certificates" is English, not a credential.
+    (
+        "bearer_token",
+        r"(?i)\bbearer\s+((?=[A-Za-z]*[0-9._~+/-]|[A-Za-z]{20})[A-Za-z0-9._~+/-]{12,}=*)",
+        "<BEARER_TOKEN>",
+        1,
+    ),
     (
         "secret_assignment",
         r"(?i)\b(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token)"

@@ -83,6 +83,18 @@ class TestRules:
     def test_secret_names_in_any_case_or_joining(self, key: str) -> None:
         assert is_secret_key(key)
 
+    @pytest.mark.parametrize(
+        ("text", "scrubbed"),
+        [
+            ("Authorization: Bearer abcdefghijklmnop1234567890", "Authorization: Bearer <BEARER_TOKEN>"),
+            ("bearer eyJhbGciOi.x-y_z", "bearer <BEARER_TOKEN>"),
+            ("Bearer abcdefghijklmnopqrstuvwxyz", "Bearer <BEARER_TOKEN>"),  # long enough to be one
+            ("Payable to bearer certificates holders", "Payable to bearer certificates holders"),  # English
+        ],
+    )
+    def test_a_bearer_token_is_not_an_english_word(self, text: str, scrubbed: str) -> None:
+        assert scrub.scrub_text(text, RULES) == scrubbed
+
     def test_an_account_number_outside_an_arn_is_data(self) -> None:
         # Only the account id inside an ARN is scrubbed: a 12-digit bank or customer account number on an invoice is
         # what the agent extracts, and scrubbing it would change the recorded answer.
