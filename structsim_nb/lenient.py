@@ -19,7 +19,11 @@ whole document 0.0 as unreadable. `read_leniently` reads the side field by field
   list item that is not an object, cannot be compared as text: it is left out (kind `dropped`);
   a null item in a list that takes one (`list[Item | None]`) is kept, as validation keeps it;
 - nested objects and list items are read the same way, so one odd line item date costs only
-  that date.
+  that date;
+- an object whose every field reads but which fails the model's own check (a `model_validator`,
+  such as "total covers subtotal") is compared as read (kind `object`, the check's message). A
+  field is validated as its type alone when such a check fails or breaks on the object while it is
+  still being built.
 
 Every such value gets a `ReadingNote` (side, path, kind, raw value, the text compared, why), which
 the evaluator puts on the row (`metadata["reading"]`), in the reason, and on the matching
@@ -41,7 +45,7 @@ import types
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union, get_args, get_origin
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import AliasChoices, BaseModel, TypeAdapter, ValidationError
 
@@ -55,6 +59,7 @@ KINDS: dict[str, str] = {
     "null": "null where the field takes none; read as the field's default",
     "missing": "a required field is absent (or null where null is not allowed); read as missing",
     "dropped": "neither text nor the object or list the field holds; left out",
+    "object": "every field read, but the object fails the model's own check (a model validator); compared as read",
 }
 
 Path = tuple[str | int, ...]
@@ -69,7 +74,7 @@ class ReadingNote:
     Attributes:
         side: `expected_output` or `actual_output`.
         path: Dotted path with `[i]` for list items, indexed as on that side (`LineItems[0].LineItemDays`).
-        kind: One of `KINDS`: `unparsed`, `null`, `missing` or `dropped`.
+        kind: One of `KINDS`: `unparsed`, `null`, `missing`, `dropped` or `object`.
         raw: The value as given (plain JSON types).
         text: The text the comparator saw, for `unparsed`; None otherwise.
         message: Why it did not validate (the model's own message).
@@ -106,6 +111,7 @@ class ReadingNote:
             "null": "is null, read as the field's default",
             "missing": "is required and absent (or null), read as missing",
             "dropped": f"{shown} is not the object or list it should be, left out",
+            "object": f"fails the model's own check ({self.message}), compared as read",
         }[self.kind]
         return f"{self.side} {self.path} {what}"
 
@@ -204,10 +210,11 @@ class _Reader:
     def model(self, cls: type[BaseModel], data: Mapping[str, Any], path: Path) -> BaseModel:
         try:
             return _with_extra(cls.model_validate(data, strict=False, extra="ignore", by_name=True))
-        except ValidationError:
-            pass
+        except ValidationError as exc:
+            whole = [error["msg"] for error in exc.errors(include_url=False) if not error["loc"]]
         instance = _with_extra(cls.model_construct())
         given: set[str] = set()
+        noted = len(self.notes)
         for name, info in cls.model_fields.items():
             where = (*path, name)
             key = _key(cls, name, data)
@@ -218,13 +225,14 @@ class _Reader:
                 continue
             given.add(name)
             value = data[key]
-            try:
-                cls.__pydantic_validator__.validate_assignment(instance, name, value)
+            found = _field_value(cls, instance, name, info, value)
+            if not isinstance(found, str):
+                instance.__dict__[name] = found[0]
                 continue
-            except ValidationError as exc:
-                message = exc.errors(include_url=False)[0]["msg"]
-            instance.__dict__[name] = self.field(info.annotation, info, value, where, message)
+            instance.__dict__[name] = self.field(info.annotation, info, value, where, found)
         instance.__pydantic_fields_set__ = given
+        if whole and len(self.notes) == noted:  # every field read as it is: only the object's own check failed
+            self.note(path, "object", None, whole[0])
         return instance
 
     def field(self, annotation: Any, info: Any, value: Any, where: Path, message: str) -> Any:
@@ -285,6 +293,29 @@ class _Reader:
             self.note(where, "dropped", item, message)
             return _DROPPED
         return self.field(element, None, item, where, message)
+
+
+def _field_value(cls: type[BaseModel], instance: BaseModel, name: str, info: Any, value: Any) -> tuple[Any] | str:
+    """`(value as the field validates it,)`, or the message saying why it does not.
+
+    The field is validated by assignment (its type, constraints and field validators). A model's own
+    checks (`model_validator`) run then too, on an object still being built: when one of them fails
+    or breaks (it reads a field not set yet), the value is validated as the field's type alone.
+    """
+    try:
+        cls.__pydantic_validator__.validate_assignment(instance, name, value)
+        return (instance.__dict__[name],)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        own = [error for error in errors if error["loc"]]
+        if own:
+            return str(own[0]["msg"])
+    except Exception:  # noqa: BLE001 - a model validator reading what is not set yet (AttributeError, KeyError...)
+        logger.debug("model=<%s>, field=<%s> | a model validator failed on a partial object", cls.__name__, name)
+    try:
+        return (TypeAdapter(Annotated[info.annotation, info]).validate_python(value, strict=False),)
+    except ValidationError as exc:
+        return str(exc.errors(include_url=False)[0]["msg"])
 
 
 def _with_extra(instance: BaseModel) -> BaseModel:

@@ -10,7 +10,7 @@ import differential
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from stickler.auto import eval_for
 from stickler.structured_object_evaluator.models.hungarian_helper import HungarianHelper
 
@@ -151,6 +151,77 @@ class TestOddValues:
             "tags": "null",
         }
         assert set(KINDS) >= set(kinds.values())
+
+
+class Checked(BaseModel):
+    """An invoice with the model's own checks, as real schemas have them."""
+
+    invoice_id: str
+    subtotal: float | None = None
+    total: float
+
+    @field_validator("invoice_id")
+    @classmethod
+    def no_blank_id(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("blank id")
+        return value.strip()
+
+    @model_validator(mode="after")
+    def total_covers_subtotal(self) -> Checked:
+        if self.subtotal is not None and self.total < self.subtotal:
+            raise ValueError("total below subtotal")
+        return self
+
+
+class Keyed(BaseModel):
+    qty: int
+    price: float
+
+    @model_validator(mode="before")
+    @classmethod
+    def reads_its_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data["qty"]  # noqa: B018 - a check that reads a key, as one written for whole documents does
+        return data
+
+
+class TestTheModelsOwnChecks:
+    """A model validator runs on each field's assignment too, on an object still being built: it must neither
+    crash the reading (it read fields not set yet: AttributeError, KeyError) nor blame a field that is fine."""
+
+    def test_an_odd_value_beside_a_whole_object_check_is_read_as_any_other(self) -> None:
+        read = read_leniently(Checked, {"invoice_id": " A-1 ", "subtotal": 10.0, "total": "12,00"}, "actual_output")
+        assert [(n.path, n.kind) for n in read.notes] == [("total", "unparsed")]
+        assert read.instance.invoice_id == "A-1"  # the field validator ran
+
+    def test_a_failed_whole_object_check_is_noted_and_every_field_kept(self) -> None:
+        read = read_leniently(Checked, {"invoice_id": "A-1", "subtotal": 20.0, "total": 12.0}, "actual_output")
+        assert [(n.path, n.kind) for n in read.notes] == [("$", "object")]
+        assert "total below subtotal" in read.notes[0].message and "model's own check" in read.notes[0].short()
+        assert (read.instance.subtotal, read.instance.total) == (20.0, 12.0)
+
+    def test_a_field_validator_still_decides_its_field(self) -> None:
+        read = read_leniently(Checked, {"invoice_id": "  ", "total": 1.0}, "actual_output")
+        assert [(n.path, n.kind) for n in read.notes] == [("invoice_id", "unparsed")]
+
+    def test_a_check_that_reads_keys_does_not_break_list_items(self) -> None:
+        class Order(BaseModel):
+            items: list[Keyed]
+
+        read = read_leniently(Order, {"items": [{"qty": "1 pc", "price": 2.0}]}, "actual_output")
+        assert [(n.path, n.kind) for n in read.notes] == [("items[0].qty", "unparsed")]
+        assert read.instance.items[0].price == 2.0
+
+    def test_the_evaluator_scores_such_a_side(self) -> None:
+        from strands_evals.types.evaluation import EvaluationData
+
+        from structsim_nb import StructuredOutputSimilarity
+
+        truth = {"invoice_id": "A-1", "subtotal": 10.0, "total": 12.0}
+        data = EvaluationData(input="", expected_output=truth, actual_output={**truth, "total": "N/A"})
+        (row,) = StructuredOutputSimilarity(Checked).evaluate(data)
+        assert row.score == pytest.approx(2 / 3) and "did not parse" in row.reason
 
 
 def test_render_path() -> None:
