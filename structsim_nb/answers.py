@@ -329,7 +329,7 @@ def answer_text(text: str) -> str:
         TypeError: If `text` is not a `str`.
 
     Examples:
-        >>> answer_text("Thinking done.\nFinal Answer: pump"), answer_text("```\nChiller 6\n```")
+        >>> answer_text("Thinking done.\\nFinal Answer: pump"), answer_text("```\\nChiller 6\\n```")
         ('pump', 'Chiller 6')
     """
     if not isinstance(text, str):

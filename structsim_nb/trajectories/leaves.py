@@ -107,9 +107,9 @@ def normalize_value(value: Any) -> str:
             return normalize_value(float(text))
         try:
             return str(int(text))
-        except ValueError:  # more digits than Python converts: the digits themselves, without a sign for + or 0
-            digits = text.lstrip("+-")
-            return f"-{digits}" if text.startswith("-") and digits.strip("0") else digits
+        except ValueError:  # more digits than Python converts: the digits themselves, without leading zeros
+            digits = text.lstrip("+-").lstrip("0") or "0"
+            return f"-{digits}" if text.startswith("-") and digits != "0" else digits
     lower = text.lower()
     if lower in ("null", "none"):
         return "none"
