@@ -195,7 +195,11 @@ def parse_answer(
     budget = Budget(max_depth, max_literal_chars, _WORK_FACTOR * len(text) + _WORK_FLOOR, exact_numbers=exact_numbers)
     # A structure that is the whole text holds any `<think>` tag in one of its strings: data, not a
     # think block (`{"note": "<think>x</think>"}` keeps its value), so it is read before blocks are blanked.
-    whole = _whole(text, 0, len(text), budget) if has_think_tag(text) else None
+    # (Its own budget: `budget` remembers what each region read, and the blanked text has the same regions.)
+    whole = None
+    if has_think_tag(text):
+        fresh = Budget(max_depth, max_literal_chars, budget.remaining, exact_numbers=exact_numbers)
+        whole = _whole(text, 0, len(text), fresh)
     if whole is not None and whole.form != "count":
         logger.debug("form=<%s>, syntax=<%s> | parsed answer", whole.form, whole.syntax)
         return whole

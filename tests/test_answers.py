@@ -133,6 +133,9 @@ class TestPreferences:
 
     def test_a_think_block_outside_the_structure_is_still_blanked(self) -> None:
         assert parse_answer('{"a": 1} <think>{"a": 2}</think>').value == {"a": 1}
+        # Between a structure's values: blanked, and the text is then wholly that structure (read once more, afresh).
+        inside = parse_answer('{"a": 1, <think>oops</think> "b": 2}')
+        assert (inside.form, inside.value) == ("json", {"a": 1, "b": 2})
         assert parse_answer('<think>x</think>{"a": "<think>"}').value == {"a": "<think>"}
 
     def test_unlabelled_number_in_prose_is_not_a_count(self) -> None:

@@ -436,9 +436,7 @@ def dump_recording(recording: Recording) -> str:
     which reads back as the same text.
     """
     text = json.dumps(recording.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    if _LONE_SURROGATE.search(text) is None:
-        return text
-    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)  # only inside JSON strings
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)  # (only inside JSON strings)
 
 
 def write_recording(recording: Recording, path: str | os.PathLike[str]) -> Path:

@@ -199,8 +199,8 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
     paths = [path] if isinstance(path, (str, Path)) else list(path)
     scenarios: list[Scenario] = []
     problems: list[dict[str, str]] = []
-    seen: dict[str, tuple[Path, str, bool]] = {}  # id -> where its last scenario came from (`_where`)
-    index_of: dict[str, int] = {}  # id -> its place in `scenarios` (the first time it was seen)
+    # id -> its place in `scenarios` (where it was first seen) and where its last scenario came from (`_where`)
+    seen: dict[str, tuple[int, tuple[Path, str, bool]]] = {}
     for item in paths:
         root = Path(item)
         if root.exists() and not root.is_file() and not root.is_dir():
@@ -223,22 +223,22 @@ def load_scenarios(path: str | Path | Iterable[str | Path]) -> tuple[list[Scenar
             )
         folders = root.is_dir()
         for scenario in found:
-            earlier = seen.get(scenario.id)
-            if earlier is not None:  # the last is used, as upstream's `{s.id: s}` keeps it, in the first one's place
-                problems.append(
-                    problem(
-                        "duplicate_scenario_id",
-                        earlier[1],
-                        f"scenario id {scenario.id!r} is given again by {_where(root, scenario.folder, folders)}, "
-                        f"which is used (the last one, as AssetOpsBench uses it); this one ({_where(*earlier)}) is "
-                        "not. Give one of them another id",
-                    )
-                )
-                scenarios[index_of[scenario.id]] = scenario
-            else:
-                index_of[scenario.id] = len(scenarios)
+            where = (root, scenario.folder, folders)
+            if scenario.id not in seen:
+                seen[scenario.id] = (len(scenarios), where)
                 scenarios.append(scenario)
-            seen[scenario.id] = (root, scenario.folder, folders)
+                continue
+            index, earlier = seen[scenario.id]  # the last is used, as upstream's `{s.id: s}` keeps it, in place
+            problems.append(
+                problem(
+                    "duplicate_scenario_id",
+                    earlier[1],
+                    f"scenario id {scenario.id!r} is given again by {_where(*where)}, which is used (the last one, "
+                    f"as AssetOpsBench uses it); this one ({_where(*earlier)}) is not. Give one of them another id",
+                )
+            )
+            scenarios[index] = scenario
+            seen[scenario.id] = (index, where)
     return scenarios, problems
 
 
