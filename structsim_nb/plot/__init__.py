@@ -35,6 +35,7 @@ import pandas as pd
 
 from .._protocols import ReportLike
 from . import whatif
+from .bins import bin_counts, score_groups
 from .figures import (
     COLOURS,
     ERROR_KINDS,
@@ -177,25 +178,6 @@ def fields(
     return ax
 
 
-def _score_groups(cases: pd.DataFrame) -> dict[str, pd.Series]:
-    """Scores by outcome: passed, failed (scored), not scored (unreadable or error)."""
-    applicable = cases[cases["status"].isin(["scored", "unreadable", "error"])]
-    scored = applicable["status"] == "scored"
-    passed = applicable["test_pass"].astype(bool)
-    return {
-        "passed": applicable.loc[scored & passed, "score"].astype(float),
-        "failed": applicable.loc[scored & ~passed, "score"].astype(float),
-        "not scored": applicable.loc[~scored, "score"].astype(float),
-    }
-
-
-def _bin_counts(values: pd.Series, bins: int) -> np.ndarray:
-    """Counts in `bins` equal bins over [0, 1], each closed on the left ([0.70, 0.75)), the last also on
-    the right, so a case exactly on the pass line lands right of it, as it passes."""
-    index = np.clip(np.floor(values.clip(0.0, 1.0).to_numpy(dtype=float) * bins + 1e-9), 0, bins - 1).astype(int)
-    return np.bincount(index, minlength=bins).astype(float)
-
-
 def scores(
     data: ReportLike | pd.DataFrame,
     *,
@@ -223,13 +205,13 @@ def scores(
         Not-applicable rows and other evaluators' rows are left out.
     """
     cases = data if isinstance(data, pd.DataFrame) else data.cases_frame(evaluator=evaluator)
-    groups = _score_groups(cases)
+    groups = score_groups(cases)
     if ax is None:
         ax = new_axes(5.9, 3.4)
     edges = [index / bins for index in range(bins + 1)]
     bottom = np.zeros(bins)
     for name, values in groups.items():
-        counts = _bin_counts(values, bins)
+        counts = bin_counts(values, bins)
         if not counts.sum():
             continue
         ax.bar(

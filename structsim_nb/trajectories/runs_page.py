@@ -16,6 +16,7 @@ import pandas as pd
 
 from .._surrogates import text_frame
 from ..display import page
+from ..display.histogram import score_histogram
 from ..display.page import Column, Tile
 from ..json_match.values import load_json_text
 
@@ -129,8 +130,6 @@ def runs_page(
         names its report file), then unmatched trajectories and scenarios, the problems, and the
         files and folders the walk did not read (`skipped`: hidden, JSON Lines, reports folders).
     """
-    from .. import plot
-
     runs, details = _runs(aggregate, reports)
     outcomes = pd.DataFrame(
         {
@@ -157,10 +156,11 @@ def runs_page(
     note = f"<p class='ss-constants'>Same in every run: {said}.</p>" if said else ""
     body = page.tiles(_tiles(aggregate))
     if len(runs):
-        chart = page.figure(
-            plot.scores(outcomes, match_threshold=None),
-            alt="Run scores",
-            caption="Run scores by outcome (errors at 0).",
+        chart = score_histogram(
+            outcomes,
+            noun=("run", "runs"),
+            caption="Run scores by outcome (errors at 0). Click a bar to list its runs below.",
+            table="runs",
         )
         body += f"<div class='ss-charts'>{chart}</div>"
     parts = [page.section("Summary", body, anchor="summary")]

@@ -132,10 +132,6 @@ class TestScores:
         assert sum(bars[f"failed ({failed})"]) == failed
         assert len(ax.containers[0]) == 20
 
-    def test_a_case_on_the_pass_line_counts_right_of_it(self):
-        counts = plot._bin_counts(pd.Series([0.7, 0.6999, 1.0, 0.0]), 20)
-        assert counts[14] == 1 and counts[13] == 1 and counts[19] == 1 and counts[0] == 1
-
     def test_unreadable_rows_are_not_scored_and_not_applicable_rows_are_left_out(self, run_experiment):
         report = run_experiment(
             {"right": (RIGHT, RIGHT), "broken": (RIGHT, '{"receipt_id": '), "no-truth": (None, RIGHT)},

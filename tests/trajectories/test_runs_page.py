@@ -63,7 +63,9 @@ def test_totals_and_what_did_not_join(aggregate):
     assert "Trajectories that joined no scenario (1)" in html and "99.json" in html
     assert "Scenarios no trajectory joined (2)" in html
     assert "duplicate_scenario_id" in html
-    assert html.count("data:image/svg+xml") == 1
+    # The score chart is the page's own HTML, each bar a filter of the runs table: no image.
+    assert html.count("class='ss-hist'") == 1 and "data:image" not in html
+    assert "data-ss-range='{&quot;table&quot;: &quot;runs&quot;" in html
 
 
 def test_files_not_read_are_listed_with_their_reason(aggregate):
@@ -75,7 +77,7 @@ def test_files_not_read_are_listed_with_their_reason(aggregate):
 
 def test_an_empty_aggregate_still_renders():
     html = runs_page({"scorer": "static_json", "totals": {"scenarios": 0}, "results": []})
-    assert "No run joined." in html and "data:image" not in html
+    assert "No run joined." in html and "class='ss-hist'" not in html
 
 
 def test_runs_that_all_errored_make_a_page_without_a_warning(aggregate):

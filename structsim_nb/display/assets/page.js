@@ -149,12 +149,19 @@
     return typeof value === "object" ? compactJson(value) : String(value);
   }
 
+  // The bin of [0, 1] a score falls in, as structsim_nb/plot/bins.py's bin_index counts it: closed on the left (the
+  // last bin on both sides), out-of-range scores in the end bins, a blank one at 0.
+  function scoreBin(value, bins) {
+    var x = isBlank(value) ? 0 : Math.min(1, Math.max(0, Number(value)));
+    return Math.min(bins - 1, Math.max(0, Math.floor(x * bins + 1e-9)));
+  }
+
   function Table(root) {
     var data = JSON.parse(document.getElementById(root.getAttribute("data-source")).textContent);
     var self = this, columns = data.columns, keys = columns.map(function (c) { return c.key; });
     var visible = columns.filter(function (c) { return !c.hidden; });
     var order = data.rows.map(function (_, i) { return i; });
-    var state = { sortKey: null, sortDir: null, text: "", selects: {}, shown: data.pageSize, expanded: {} };
+    var state = { sortKey: null, sortDir: null, text: "", selects: {}, range: null, shown: data.pageSize, expanded: {} };
     var haystack = null;
     this.id = root.id;
     this.data = data;
@@ -175,6 +182,8 @@
             return '<option value="' + esc(v) + '">' + esc(v === "" ? "(blank)" : v) + " (" + counts[v] + ")</option>";
           }).join("") + "</select></label>");
       });
+      controls.push('<span class="ss-range" hidden><span class="ss-range-text"></span><button type="button" ' +
+        'class="ss-range-clear" title="show every score" aria-label="show every score">\u2715</button></span>');
       controls.push("</div>");
       var head = visible.map(function (c) {
         var label = c.help ? '<abbr title="' + esc(c.help) + '">' + esc(c.label) + "</abbr>" : esc(c.label);
@@ -196,6 +205,7 @@
       root.querySelectorAll("th button.ss-sort").forEach(function (button) {
         button.addEventListener("click", function () { self.sortBy(button.parentNode.getAttribute("data-key")); });
       });
+      root.querySelector(".ss-range-clear").addEventListener("click", function () { self.filterRange(null); });
       root.querySelector(".ss-more").addEventListener("click", function () { state.shown += data.pageSize; render(); });
       root.querySelector(".ss-all").addEventListener("click", function () { state.shown = Infinity; render(); });
       root.querySelector("tbody").addEventListener("click", function (e) {
@@ -223,6 +233,7 @@
       var selects = Object.keys(state.selects).filter(function (k) { return state.selects[k] !== ""; });
       return order.filter(function (i) {
         if (state.text && haystack[i].indexOf(state.text) < 0) return false;
+        if (state.range && scoreBin(data.rows[i][state.range.col], state.range.bins) !== state.range.bin) return false;
         for (var s = 0; s < selects.length; s++) {
           var c = columns[keys.indexOf(selects[s])];
           if (searchable(c, data.rows[i][keys.indexOf(c.key)]) !== state.selects[selects[s]]) return false;
@@ -293,6 +304,25 @@
       if (sel) sel.value = value;
       state.selects[column] = value; state.shown = data.pageSize; render();
     };
+    // Only the rows whose score falls in bin `bin` of `bins` (as the page's histogram counts them); null: every row.
+    this.filterRange = function (column, bin, bins) {
+      var chip = root.querySelector(".ss-range");
+      state.range = column === null || keys.indexOf(column) < 0 ? null :
+        { col: keys.indexOf(column), bin: bin, bins: bins, column: column };
+      chip.hidden = !state.range;
+      if (state.range) {
+        var label = columns[state.range.col].label;
+        chip.querySelector(".ss-range-text").textContent = label + " " + (bin / bins).toFixed(2) + " to " +
+          ((bin + 1) / bins).toFixed(2) + (bin === bins - 1 ? " (both included)" : "");
+      }
+      document.querySelectorAll("[data-ss-range]").forEach(function (button) {
+        var target = JSON.parse(button.getAttribute("data-ss-range"));
+        button.setAttribute("aria-pressed", String(!!state.range && target.table === root.id && target.bin === bin &&
+          target.column === column));
+      });
+      state.shown = data.pageSize; render();
+    };
+    this.range = function () { return state.range && { column: state.range.column, bin: state.range.bin, bins: state.range.bins }; };
     this.search = function (text) {
       root.querySelector(".ss-filter").value = text;
       state.text = text.trim().toLowerCase(); state.shown = data.pageSize; render();
@@ -312,6 +342,15 @@
       window.ssTables[root.id] = new Table(root);
     });
     document.addEventListener("click", function (e) {
+      var bar = e.target.closest("[data-ss-range]");
+      if (bar) {
+        var range = JSON.parse(bar.getAttribute("data-ss-range")), shown = window.ssTables[range.table];
+        if (!shown) return;
+        var now = shown.range();
+        if (now && now.bin === range.bin && now.column === range.column) shown.filterRange(null);  // a second click: all
+        else shown.filterRange(range.column, range.bin, range.bins);
+        return;
+      }
       var link = e.target.closest("a[data-ss-filter]");
       if (!link) return;
       e.preventDefault();
