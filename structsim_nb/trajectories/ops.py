@@ -94,9 +94,13 @@ def read_ops(raw: Mapping[str, Any]) -> dict[str, Any]:
     ]
 
     def read(*keys: str) -> float | None:
-        found = _number(*(source[key] for source in sources for key in keys if key in source))
-        if found is not None:
-            return found
+        # The first finite number under these keys, source by source, key by key; else the turns' sum.
+        for source in sources:
+            for key in keys:
+                if key in source and (found := _number(source[key])) is not None:
+                    return found
+        if not turn_dicts:
+            return None
         return finite_sum([_number(*(turn[key] for key in keys if key in turn)) for turn in turn_dicts])
 
     return {
