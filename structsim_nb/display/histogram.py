@@ -23,10 +23,30 @@ import pandas as pd
 from ..plot.bins import OUTCOMES, bin_counts, score_groups
 from ..plot.figures import COLOURS
 
-__all__ = ["score_histogram"]
+__all__ = ["compact_count", "score_histogram"]
 
 #: Where the axis is labelled, as fractions of [0, 1].
 _TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: The statuses the chart draws (`plot.bins.score_groups`); a bar's filter keeps the table to them.
+_DRAWN = ("scored", "unreadable", "error")
+
+
+def compact_count(count: int) -> str:
+    """A count in at most four characters, for the label over a bar: 999, 4.8k, 12k, 1.2M (the exact count
+    is in the bar's tooltip).
+
+    Examples:
+        >>> [compact_count(n) for n in (7, 999, 1000, 4_789, 9_960, 12_345, 999_999, 1_250_000)]
+        ['7', '999', '1k', '4.8k', '10k', '12k', '1M', '1.2M']
+    """
+    if count < 1000:
+        return str(count)
+    for size, suffix in ((1_000, "k"), (1_000_000, "M"), (1_000_000_000, "G")):
+        if round(count / size, 1) < 10:
+            return f"{count / size:.1f}".removesuffix(".0") + suffix
+        if round(count / size) < 1000:
+            return f"{round(count / size)}{suffix}"
+    return f"{round(count / 1_000_000_000)}G"
 
 
 def _bin_label(index: int, bins: int) -> str:
@@ -43,6 +63,7 @@ def score_histogram(
     caption: str | None = None,
     table: str | None = None,
     column: str = "score",
+    status_column: str = "status",
 ) -> str:
     """How scores spread, stacked by outcome (passed, failed, not scored), as a `<figure>` of HTML bars.
 
@@ -55,13 +76,18 @@ def score_histogram(
         title: The chart's title; the count of what it shows is added. Default "Score distribution".
         caption: A line under the chart. Default None.
         table: The `id` of a table on the same page (`page.table`'s `anchor`) that a click on a bar
-            filters to the rows in its bin, by the column `column`. Default None: the bars are not buttons.
+            filters to the rows in its bin, by the column `column` (a second click, or the chip the
+            table then shows, lists every row again). When `cases` holds rows the chart leaves out (not
+            applicable), the filter also keeps to the statuses it draws, by `status_column`, if the
+            table has that column. Default None: the bars are not buttons.
         column: The table's score column. Default "score".
+        status_column: The table's status column. Default "status".
 
     Returns:
         The HTML, styled by the page's stylesheet (`.ss-hist`). Each non-empty bar has a tooltip with
         its bin and its counts by outcome; every bar is as tall as its count over the tallest bar's,
-        with the count above it. Empty string when no row is left to show.
+        with the count above it (`compact_count`; left out on screens under 520 px wide). Empty string
+        when no row is left to show.
 
     Raises:
         ValueError: If `bins` is less than 1.
@@ -75,14 +101,15 @@ def score_histogram(
     counts = {name: [int(count) for count in bin_counts(values, bins)] for name, values in groups.items()}
     totals = [sum(counts[name][at] for name in OUTCOMES) for at in range(bins)]
     tallest = max(totals)
-    singular, plural = noun
+    singular, plural = (html.escape(word, quote=True) for word in noun)
+    drawn_only = bool((~cases["status"].isin(_DRAWN)).any())
     bars = []
     for at, total in enumerate(totals):
         if not total:
             bars.append("<span class='ss-hist-bin' aria-hidden='true'></span>")
             continue
         parts = [f"{counts[name][at]:,} {name}" for name in OUTCOMES if counts[name][at]]
-        label = f"{_bin_label(at, bins)}: {total:,} {singular if total == 1 else plural} ({', '.join(parts)})"
+        label = f"{_bin_label(at, bins)}: {total:,} {noun[0] if total == 1 else noun[1]} ({', '.join(parts)})"
         segments = "".join(
             f"<i style='flex-grow:{counts[name][at]};background:{COLOURS[name]}'></i>"
             for name in OUTCOMES
@@ -90,13 +117,16 @@ def score_histogram(
         )
         body = (
             f"<span class='ss-hist-stack' style='height:{100 * total / tallest:.2f}%'>"
-            f"<span class='ss-hist-count'>{total:,}</span>{segments}</span>"
+            f"<span class='ss-hist-count'>{compact_count(total)}</span>{segments}</span>"
         )
         escaped = html.escape(label, quote=True)
         if table is None:
             bars.append(f"<span class='ss-hist-bin' title='{escaped}' role='img' aria-label='{escaped}'>{body}</span>")
         else:
-            target = html.escape(json.dumps({"table": table, "column": column, "bin": at, "bins": bins}), quote=True)
+            spec: dict[str, object] = {"table": table, "column": column, "bin": at, "bins": bins}
+            if drawn_only:
+                spec.update(statusColumn=status_column, statuses=list(_DRAWN))
+            target = html.escape(json.dumps(spec), quote=True)
             bars.append(
                 f"<button type='button' class='ss-hist-bin' aria-pressed='false' data-ss-range='{target}' "
                 f"title='{escaped}; click to list them' "
@@ -113,5 +143,5 @@ def score_histogram(
         f"<figure class='ss-hist'><div class='ss-hist-title'>{html.escape(title)} ({shown:,} "
         f"{singular if shown == 1 else plural})</div><ul class='ss-hist-legend'>{legend}</ul>"
         f"<div class='ss-hist-plot'>{''.join(bars)}</div><div class='ss-hist-axis'>{ticks}</div>"
-        f"<div class='ss-hist-xlabel'>{html.escape(singular)} score</div>{caption_html}</figure>"
+        f"<div class='ss-hist-xlabel'>{singular} score</div>{caption_html}</figure>"
     )

@@ -39,9 +39,11 @@ def bin_index(values: pd.Series, bins: int) -> np.ndarray:
     """Each score's bin among `bins` equal bins over [0, 1]: closed on the left ([0.70, 0.75)), the last
     also on the right, so a case exactly on the pass line lands right of it, as it passes.
 
-    Scores outside [0, 1] count in the end bins; a blank (NaN) score counts at 0.
+    Scores outside [0, 1] count in the end bins; a blank (NaN) or infinite score counts at 0, as the
+    page's script counts JSON's null (the page writes an infinity as null).
     """
-    scores = values.clip(0.0, 1.0).fillna(0.0).to_numpy(dtype=float)
+    scores = values.to_numpy(dtype=float)
+    scores = np.clip(np.where(np.isfinite(scores), scores, 0.0), 0.0, 1.0)
     return np.clip(np.floor(scores * bins + EDGE_SLACK), 0, bins - 1).astype(int)
 
 

@@ -159,7 +159,7 @@ def runs_page(
         chart = score_histogram(
             outcomes,
             noun=("run", "runs"),
-            caption="Run scores by outcome (errors at 0). Click a bar to list its runs below.",
+            caption="Run scores by outcome; a run without a score counts at 0. Click a bar to list its runs below.",
             table="runs",
         )
         body += f"<div class='ss-charts'>{chart}</div>"

@@ -105,9 +105,31 @@ def test_with_a_table_each_non_empty_bar_is_a_button_naming_its_bin():
     assert "<button" not in score_histogram(frame)
 
 
-def test_text_is_escaped():
+def test_text_is_escaped_everywhere_it_is_written():
     markup = score_histogram(_frame([("scored", 0.5, True)]), title="<b>", caption="a < b", noun=("x&y", "x&ys"))
     assert "<b>" not in markup and "&lt;b&gt;" in markup and "a &lt; b" in markup and "x&amp;y score" in markup
+    rows = _frame([("scored", 0.5, True), ("scored", 0.5, True)])
+    hostile = ("<i>", "<b>runs' onmouseover='alert(1)")
+    markup = score_histogram(rows, noun=hostile, table="t")
+    assert "<b>" not in markup and "<i>" not in markup and "' onmouseover" not in markup
+    assert "&lt;b&gt;runs&#x27; onmouseover=&#x27;alert(1)" in markup
+
+
+def test_large_counts_are_labelled_compactly_and_exactly_in_the_tooltip():
+    frame = _frame([("scored", 0.9, True)] * 12_345 + [("scored", 0.1, False)] * 999)
+    markup = score_histogram(frame, noun=("run", "runs"))
+    assert re.findall(r"<span class='ss-hist-count'>([^<]+)</span>", markup) == ["999", "12k"]
+    assert "0.90 to 0.95: 12,345 runs (12,345 passed)" in markup
+
+
+def test_a_bar_keeps_the_table_to_the_statuses_the_chart_draws_when_other_rows_are_there():
+    drawn = _frame([("scored", 0.02, False), ("error", None, False)])
+    target = re.search(r"data-ss-range='([^']*)'", score_histogram(drawn, table="t")).group(1)
+    assert "statuses" not in html_lib.unescape(target)  # every row is drawn: the score alone decides
+    mixed = _frame([("scored", 0.02, False), ("not_applicable", None, False), ("error", None, False)])
+    target = re.search(r"data-ss-range='([^']*)'", score_histogram(mixed, table="t", status_column="state")).group(1)
+    spec = json.loads(html_lib.unescape(target))
+    assert spec["statusColumn"] == "state" and spec["statuses"] == ["scored", "unreadable", "error"]
 
 
 def test_fewer_than_one_bin_is_refused():
@@ -115,21 +137,54 @@ def test_fewer_than_one_bin_is_refused():
         score_histogram(_frame([("scored", 0.5, True)]), bins=0)
 
 
-# A page whose runs table and histogram share their scores: edge values, blanks, out-of-range scores.
-_SCORES = [0.0, 0.05, 0.0999, 0.1, 0.35, 0.7, 0.6999, 0.7, 0.95, 0.97, 1.0, None, None, 0.5, 0.55]
+# A page whose runs table and histogram share their scores: edge values, blanks, infinities, out-of-range scores.
+_SCORES = [0.0, 0.05, 0.0999, 0.1, 0.35, 0.7, 0.6999, 0.7, 0.95, 0.97, 1.0, None, None, 0.5, 0.55, float("inf"), 1.5]
+
+
+def _frame_of(scores: list[float | None]) -> pd.DataFrame:
+    rows = [[f"{i}.json", "error" if s is None else "scored", bool(s and s >= 0.7), s] for i, s in enumerate(scores)]
+    return pd.DataFrame(rows, columns=["report", "status", "test_pass", "score"])
+
+
+_COLUMNS = [page.Column("report", kind="path"), page.Column("status", kind="badge"), page.Column("score", kind="score")]
 
 
 def _page() -> tuple[str, list[float | None]]:
-    rows = [[f"{i}.json", "error" if s is None else "scored", bool(s and s >= 0.7), s] for i, s in enumerate(_SCORES)]
-    frame = pd.DataFrame(rows, columns=["report", "status", "test_pass", "score"])
-    columns = [
-        page.Column("report", kind="path"),
-        page.Column("status", kind="badge"),
-        page.Column("score", kind="score"),
-    ]
+    frame = _frame_of(_SCORES)
     chart = score_histogram(frame, table="runs", noun=("run", "runs"))
-    body = page.section("Runs", chart + page.table(frame, columns, anchor="runs", noun=("run", "runs")))
+    body = page.section("Runs", chart + page.table(frame, _COLUMNS, anchor="runs", noun=("run", "runs")))
     return page.document("histogram", body), _SCORES
+
+
+def _two_tables_page() -> str:
+    """Two tables, each with a 20-bin histogram; the first also with a 10-bin one; the second holds a row the
+    charts leave out (not applicable)."""
+    first = _frame_of([0.1, 0.12, 0.16, 0.3, 0.31, 0.9])
+    second = pd.concat(
+        [_frame_of([0.1, 0.12, 0.5]), pd.DataFrame([["na.json", "not_applicable", False, 0.11]], columns=first.columns)]
+    )
+    body = page.section(
+        "First",
+        score_histogram(first, table="first")
+        + score_histogram(first, table="first", bins=10)
+        + page.table(first, _COLUMNS, anchor="first"),
+    )
+    body += page.section(
+        "Second", score_histogram(second, table="second") + page.table(second, _COLUMNS, anchor="second")
+    )
+    return page.document("two tables", body)
+
+
+def _bar(view, table: str, bins: int, at: int):
+    spec = json.dumps({"table": table, "column": "score", "bin": at, "bins": bins})
+    return view.locator(f"button.ss-hist-bin[data-ss-range^='{spec[:-1]}']")
+
+
+def _pressed(view) -> list[dict]:
+    return view.evaluate(
+        "[...document.querySelectorAll('[data-ss-range][aria-pressed=true]')]"
+        ".map(b => JSON.parse(b.getAttribute('data-ss-range')))"
+    )
 
 
 @pytest.mark.browser
@@ -165,4 +220,36 @@ def test_a_click_on_a_bar_lists_exactly_the_runs_in_its_bin_and_a_second_click_l
     assert np.allclose(np.array(heights) / max(heights), counts / counts.max(), atol=0.02)
     view.set_viewport_size({"width": 360, "height": 700})
     assert view.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert not view.locator(".ss-hist-count").first.is_visible()  # too narrow for labels: the tooltips say
+    assert console.problems() == []
+
+
+@pytest.mark.browser
+def test_each_table_marks_and_clears_only_its_own_bars_and_a_bar_lists_only_rows_it_counts(tmp_path, chromium):
+    from browser import open_page
+
+    path = tmp_path / "two.html"
+    path.write_text(_two_tables_page(), encoding="utf-8")
+    view, console = open_page(chromium, path.as_uri())
+
+    def rows(table: str) -> list[int]:
+        return sorted(view.evaluate(f"window.ssTables[{table!r}].visibleRows()"))
+
+    _bar(view, "first", 20, 2).click()  # 0.10 to 0.15: rows 0 and 1
+    assert rows("first") == [0, 1]
+    assert [(p["table"], p["bins"], p["bin"]) for p in _pressed(view)] == [("first", 20, 2)]  # not the 10-bin bar 2
+    _bar(view, "second", 20, 2).click()  # 0.10 to 0.15: rows 0 and 1, not the not-applicable row 3 at 0.11
+    assert rows("second") == [0, 1]
+    assert rows("first") == [0, 1]  # still filtered, and still shown as pressed
+    assert sorted((p["table"], p["bins"], p["bin"]) for p in _pressed(view)) == [("first", 20, 2), ("second", 20, 2)]
+    _bar(view, "first", 10, 1).click()  # 0.10 to 0.20 in 10 bins, while 20-bin bar 2 is on: applied, not cleared
+    assert rows("first") == [0, 1, 2]
+    assert sorted((p["table"], p["bins"], p["bin"]) for p in _pressed(view)) == [("first", 10, 1), ("second", 20, 2)]
+    # The chip's clear button gives the focus back to the bar that set the filter.
+    view.locator("#first .ss-range-clear").focus()
+    view.keyboard.press("Enter")
+    assert rows("first") == list(range(6))
+    focused = view.evaluate("JSON.parse(document.activeElement.getAttribute('data-ss-range') || 'null')")
+    assert focused == {"table": "first", "column": "score", "bin": 1, "bins": 10}
+    assert [(p["table"], p["bin"]) for p in _pressed(view)] == [("second", 2)]
     assert console.problems() == []

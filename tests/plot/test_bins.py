@@ -21,8 +21,10 @@ def test_every_bin_edge_opens_its_bin_whatever_the_rounding():
         assert bin_index(edges, bins).tolist() == list(range(bins))
 
 
-def test_out_of_range_and_blank_scores_count_in_the_end_bins():
-    assert bin_index(pd.Series([-0.5, 1.5, float("nan")]), 20).tolist() == [0, 19, 0]
+def test_out_of_range_scores_count_in_the_end_bins_and_blank_or_infinite_ones_at_0():
+    # (at 0 as the page's script counts JSON's null, which is how the page writes an infinity)
+    values = pd.Series([-0.5, 1.5, float("nan"), float("inf"), float("-inf"), None], dtype=float)
+    assert bin_index(values, 20).tolist() == [0, 19, 0, 0, 0, 0]
 
 
 @given(st.lists(st.floats(min_value=0.0, max_value=1.0), max_size=50), st.integers(min_value=1, max_value=40))

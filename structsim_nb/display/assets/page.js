@@ -150,10 +150,14 @@
   }
 
   // The bin of [0, 1] a score falls in, as structsim_nb/plot/bins.py's bin_index counts it: closed on the left (the
-  // last bin on both sides), out-of-range scores in the end bins, a blank one at 0.
+  // last bin on both sides), out-of-range scores in the end bins, a blank or infinite one (JSON's null) at 0.
   function scoreBin(value, bins) {
-    var x = isBlank(value) ? 0 : Math.min(1, Math.max(0, Number(value)));
+    var x = isBlank(value) ? 0 : Number(value);
+    x = isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
     return Math.min(bins - 1, Math.max(0, Math.floor(x * bins + 1e-9)));
+  }
+  function sameRange(a, b) {
+    return !!a && !!b && a.table === b.table && a.column === b.column && a.bin === b.bin && a.bins === b.bins;
   }
 
   function Table(root) {
@@ -205,7 +209,11 @@
       root.querySelectorAll("th button.ss-sort").forEach(function (button) {
         button.addEventListener("click", function () { self.sortBy(button.parentNode.getAttribute("data-key")); });
       });
-      root.querySelector(".ss-range-clear").addEventListener("click", function () { self.filterRange(null); });
+      root.querySelector(".ss-range-clear").addEventListener("click", function () {
+        var bar = ownBars().filter(function (b) { return b.getAttribute("aria-pressed") === "true"; })[0];
+        self.filterRange(null);
+        (bar || root.querySelector(".ss-filter")).focus();  // the chip is gone: focus where the filter came from
+      });
       root.querySelector(".ss-more").addEventListener("click", function () { state.shown += data.pageSize; render(); });
       root.querySelector(".ss-all").addEventListener("click", function () { state.shown = Infinity; render(); });
       root.querySelector("tbody").addEventListener("click", function (e) {
@@ -233,7 +241,11 @@
       var selects = Object.keys(state.selects).filter(function (k) { return state.selects[k] !== ""; });
       return order.filter(function (i) {
         if (state.text && haystack[i].indexOf(state.text) < 0) return false;
-        if (state.range && scoreBin(data.rows[i][state.range.col], state.range.bins) !== state.range.bin) return false;
+        if (state.range) {
+          var range = state.range, row = data.rows[i];
+          if (scoreBin(row[range.col], range.target.bins) !== range.target.bin) return false;
+          if (range.statusCol >= 0 && range.target.statuses.indexOf(row[range.statusCol]) < 0) return false;
+        }
         for (var s = 0; s < selects.length; s++) {
           var c = columns[keys.indexOf(selects[s])];
           if (searchable(c, data.rows[i][keys.indexOf(c.key)]) !== state.selects[selects[s]]) return false;
@@ -304,25 +316,35 @@
       if (sel) sel.value = value;
       state.selects[column] = value; state.shown = data.pageSize; render();
     };
-    // Only the rows whose score falls in bin `bin` of `bins` (as the page's histogram counts them); null: every row.
-    this.filterRange = function (column, bin, bins) {
+    // Only the rows whose score falls in bin `target.bin` of `target.bins` (as the page's histogram counts them), and
+    // whose `target.statusColumn` is one of `target.statuses` when both are given and the table has that column;
+    // null: every row. `target` is a histogram bar's data-ss-range.
+    // The histogram bars on the page that filter this table (other tables' bars are theirs to mark).
+    function ownBars() {
+      return Array.prototype.filter.call(document.querySelectorAll("[data-ss-range]"), function (button) {
+        return JSON.parse(button.getAttribute("data-ss-range")).table === root.id;
+      });
+    }
+    this.filterRange = function (target) {
       var chip = root.querySelector(".ss-range");
-      state.range = column === null || keys.indexOf(column) < 0 ? null :
-        { col: keys.indexOf(column), bin: bin, bins: bins, column: column };
+      var col = target ? keys.indexOf(target.column) : -1;
+      state.range = col < 0 ? null : {
+        target: target, col: col,
+        statusCol: target.statuses && target.statusColumn ? keys.indexOf(target.statusColumn) : -1
+      };
       chip.hidden = !state.range;
       if (state.range) {
-        var label = columns[state.range.col].label;
-        chip.querySelector(".ss-range-text").textContent = label + " " + (bin / bins).toFixed(2) + " to " +
+        var bin = target.bin, bins = target.bins;
+        chip.querySelector(".ss-range-text").textContent = columns[col].label + " " + (bin / bins).toFixed(2) + " to " +
           ((bin + 1) / bins).toFixed(2) + (bin === bins - 1 ? " (both included)" : "");
       }
-      document.querySelectorAll("[data-ss-range]").forEach(function (button) {
-        var target = JSON.parse(button.getAttribute("data-ss-range"));
-        button.setAttribute("aria-pressed", String(!!state.range && target.table === root.id && target.bin === bin &&
-          target.column === column));
+      ownBars().forEach(function (button) {
+        var own = JSON.parse(button.getAttribute("data-ss-range"));
+        button.setAttribute("aria-pressed", String(!!state.range && sameRange(own, target)));
       });
       state.shown = data.pageSize; render();
     };
-    this.range = function () { return state.range && { column: state.range.column, bin: state.range.bin, bins: state.range.bins }; };
+    this.range = function () { return state.range && state.range.target; };
     this.search = function (text) {
       root.querySelector(".ss-filter").value = text;
       state.text = text.trim().toLowerCase(); state.shown = data.pageSize; render();
@@ -346,9 +368,7 @@
       if (bar) {
         var range = JSON.parse(bar.getAttribute("data-ss-range")), shown = window.ssTables[range.table];
         if (!shown) return;
-        var now = shown.range();
-        if (now && now.bin === range.bin && now.column === range.column) shown.filterRange(null);  // a second click: all
-        else shown.filterRange(range.column, range.bin, range.bins);
+        shown.filterRange(sameRange(shown.range(), range) ? null : range);  // a second click: every row again
         return;
       }
       var link = e.target.closest("a[data-ss-filter]");
