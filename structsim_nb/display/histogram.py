@@ -20,15 +20,13 @@ import json
 
 import pandas as pd
 
-from ..plot.bins import OUTCOMES, bin_counts, score_groups
+from ..plot.bins import DRAWN_STATUSES, OUTCOMES, bin_counts, score_groups
 from ..plot.figures import COLOURS
 
 __all__ = ["compact_count", "score_histogram"]
 
 #: Where the axis is labelled, as fractions of [0, 1].
 _TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
-#: The statuses the chart draws (`plot.bins.score_groups`); a bar's filter keeps the table to them.
-_DRAWN = ("scored", "unreadable", "error")
 
 
 def compact_count(count: int) -> str:
@@ -102,7 +100,7 @@ def score_histogram(
     totals = [sum(counts[name][at] for name in OUTCOMES) for at in range(bins)]
     tallest = max(totals)
     singular, plural = (html.escape(word, quote=True) for word in noun)
-    drawn_only = bool((~cases["status"].isin(_DRAWN)).any())
+    drawn_only = bool((~cases["status"].isin(DRAWN_STATUSES)).any())
     bars = []
     for at, total in enumerate(totals):
         if not total:
@@ -125,7 +123,7 @@ def score_histogram(
         else:
             spec: dict[str, object] = {"table": table, "column": column, "bin": at, "bins": bins}
             if drawn_only:
-                spec.update(statusColumn=status_column, statuses=list(_DRAWN))
+                spec.update(statusColumn=status_column, statuses=list(DRAWN_STATUSES))
             target = html.escape(json.dumps(spec), quote=True)
             bars.append(
                 f"<button type='button' class='ss-hist-bin' aria-pressed='false' data-ss-range='{target}' "

@@ -9,10 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["OUTCOMES", "bin_counts", "bin_index", "score_groups"]
+__all__ = ["DRAWN_STATUSES", "OUTCOMES", "bin_counts", "bin_index", "score_groups"]
 
 #: The outcomes in stacking order, bottom first.
 OUTCOMES = ("passed", "failed", "not scored")
+#: The case statuses a score chart draws; the rest (not applicable) are left out.
+DRAWN_STATUSES = ("scored", "unreadable", "error")
 
 #: Added before rounding down, so a score a float's rounding puts a hair under a bin edge (0.7 * 20 is
 #: 13.999999999999998) lands in the bin the edge opens. The page's script adds the same.
@@ -25,7 +27,7 @@ def score_groups(cases: pd.DataFrame) -> dict[str, pd.Series]:
     Rows of another status (not applicable) are left out. `cases` needs the columns `status`,
     `score` and `test_pass`, as `report.cases_frame()` has them.
     """
-    applicable = cases[cases["status"].isin(["scored", "unreadable", "error"])]
+    applicable = cases[cases["status"].isin(DRAWN_STATUSES)]
     scored = applicable["status"] == "scored"
     passed = applicable["test_pass"].astype(bool)
     return {
@@ -42,7 +44,7 @@ def bin_index(values: pd.Series, bins: int) -> np.ndarray:
     Scores outside [0, 1] count in the end bins; a blank (NaN) or infinite score counts at 0, as the
     page's script counts JSON's null (the page writes an infinity as null).
     """
-    scores = values.to_numpy(dtype=float)
+    scores = values.to_numpy(dtype=float, na_value=np.nan)  # (pandas' nullable floats hold NA, not NaN)
     scores = np.clip(np.where(np.isfinite(scores), scores, 0.0), 0.0, 1.0)
     return np.clip(np.floor(scores * bins + EDGE_SLACK), 0, bins - 1).astype(int)
 

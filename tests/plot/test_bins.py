@@ -25,6 +25,7 @@ def test_out_of_range_scores_count_in_the_end_bins_and_blank_or_infinite_ones_at
     # (at 0 as the page's script counts JSON's null, which is how the page writes an infinity)
     values = pd.Series([-0.5, 1.5, float("nan"), float("inf"), float("-inf"), None], dtype=float)
     assert bin_index(values, 20).tolist() == [0, 19, 0, 0, 0, 0]
+    assert bin_index(values.astype("Float64"), 20).tolist() == [0, 19, 0, 0, 0, 0]  # pandas' NA too
 
 
 @given(st.lists(st.floats(min_value=0.0, max_value=1.0), max_size=50), st.integers(min_value=1, max_value=40))
