@@ -316,15 +316,15 @@
       if (sel) sel.value = value;
       state.selects[column] = value; state.shown = data.pageSize; render();
     };
-    // Only the rows whose score falls in bin `target.bin` of `target.bins` (as the page's histogram counts them), and
-    // whose `target.statusColumn` is one of `target.statuses` when both are given and the table has that column;
-    // null: every row. `target` is a histogram bar's data-ss-range.
     // The histogram bars on the page that filter this table (other tables' bars are theirs to mark).
     function ownBars() {
       return Array.prototype.filter.call(document.querySelectorAll("[data-ss-range]"), function (button) {
         return JSON.parse(button.getAttribute("data-ss-range")).table === root.id;
       });
     }
+    // Only the rows whose score falls in bin `target.bin` of `target.bins` (as the page's histogram counts them), and
+    // whose `target.statusColumn` is one of `target.statuses` when both are given and the table has that column;
+    // null: every row. `target` is a histogram bar's data-ss-range.
     this.filterRange = function (target) {
       var chip = root.querySelector(".ss-range");
       var col = target ? keys.indexOf(target.column) : -1;
