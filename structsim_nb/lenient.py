@@ -39,6 +39,7 @@ compared as the evaluator compares any pair (each list matched once, vectorised 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import types
@@ -286,7 +287,7 @@ class _Reader:
         if child is not None and isinstance(item, Mapping):
             return self.model(child, item, where)
         try:
-            return TypeAdapter(element).validate_python(item, strict=False)
+            return _adapter(element).validate_python(item, strict=False)
         except ValidationError as exc:
             message = exc.errors(include_url=False)[0]["msg"]
         if child is not None or _list_of(element) is not None:
@@ -313,9 +314,31 @@ def _field_value(cls: type[BaseModel], instance: BaseModel, name: str, info: Any
     except Exception:  # noqa: BLE001 - a model validator reading what is not set yet (AttributeError, KeyError...)
         logger.debug("model=<%s>, field=<%s> | a model validator failed on a partial object", cls.__name__, name)
     try:
-        return (TypeAdapter(Annotated[info.annotation, info]).validate_python(value, strict=False),)
+        return (_field_adapter(cls, name).validate_python(value, strict=False),)
     except ValidationError as exc:
         return str(exc.errors(include_url=False)[0]["msg"])
+
+
+@functools.lru_cache(maxsize=1024)
+def _field_adapter(cls: type[BaseModel], name: str) -> TypeAdapter[Any]:
+    """A validator for one field of `cls` on its own (its type, constraints and field validators), built once:
+    building one costs far more than using it, and a document reads the same fields in every list item."""
+    info = cls.model_fields[name]
+    annotated: Any = Annotated[info.annotation, info]  # (a type built at run time)
+    return TypeAdapter(annotated)
+
+
+def _adapter(annotation: Any) -> TypeAdapter[Any]:
+    """A validator for `annotation`, built once per annotation (one that cannot be a cache key is built each time)."""
+    try:
+        return _cached_adapter(annotation)
+    except TypeError:  # an unhashable annotation (metadata without a hash)
+        return TypeAdapter(annotation)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_adapter(annotation: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(annotation)
 
 
 def _with_extra(instance: BaseModel) -> BaseModel:
