@@ -8,7 +8,9 @@ visible outputs are the same. ipywidgets gives every widget model a random id, w
 holds in each widget output and in `metadata.widgets` (the saved widget state, about a thousand
 lines for one explorer); those ids are renumbered in the order the notebook first shows them. The
 per-cell execution timestamps (`metadata.execution`, written by nbclient) are left out: they are
-informational only, and JupyterLab shows them only when asked to record timing.
+informational only, and JupyterLab shows them only when asked to record timing. Consecutive pieces
+of one stream are joined: the kernel sends a `print` as one piece or two depending on when its
+buffer is flushed, and Jupyter shows both the same.
 
 A saved notebook also records, in `metadata.structsim_nb.outputs_from`, the versions of the
 libraries that shape its outputs (`rendered_with()`: pandas prints a missing object as `NaN` from
@@ -50,7 +52,8 @@ def stabilise(notebook: Any) -> dict[str, str]:
     sorted order); widgets no output reaches (created but never shown) come last, ordered by their
     state with the ids left out. Every occurrence changes together: the `model_id` of widget views
     (in outputs and inside Output widgets' state), `IPY_MODEL_<id>` references, and the keys of
-    `metadata.widgets`. Cells lose `metadata.execution`.
+    `metadata.widgets`. Cells lose `metadata.execution`, and consecutive outputs of the same stream
+    (stdout, stderr) in a cell become one, their text joined.
 
     Args:
         notebook: An `nbformat.NotebookNode` (version 4); changed in place.
@@ -60,6 +63,8 @@ def stabilise(notebook: Any) -> dict[str, str]:
     """
     for cell in notebook.cells:
         cell.get("metadata", {}).pop("execution", None)
+        if cell.get("outputs"):
+            cell.outputs = _joined_streams(cell.outputs)
     state: dict[str, Any] = notebook.get("metadata", {}).get("widgets", {}).get(_STATE, {}).get("state", {})
     if not state:
         return {}
@@ -106,6 +111,23 @@ def stabilise(notebook: Any) -> dict[str, str]:
     widgets = notebook["metadata"]["widgets"][_STATE]
     widgets["state"] = nbformat.from_dict({mapping[old]: renamed(state[old]) for old in order})
     return mapping
+
+
+def _joined_streams(outputs: list[Any]) -> list[Any]:
+    """`outputs` with each run of consecutive outputs of one stream made one output holding their text."""
+    joined: list[Any] = []
+    for output in outputs:
+        last = joined[-1] if joined else None
+        if (
+            output.get("output_type") == "stream"
+            and last is not None
+            and last.get("output_type") == "stream"
+            and last.get("name") == output.get("name")
+        ):
+            last["text"] += output.get("text", "")
+        else:
+            joined.append(output)
+    return joined
 
 
 def _masked(model: Any, state: dict[str, Any]) -> str:

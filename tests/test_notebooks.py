@@ -103,6 +103,32 @@ def test_a_notebook_without_widgets_only_loses_its_timestamps():
     assert notebook.cells[1].outputs[0]["text"] == "hi\n"
 
 
+def test_a_stream_sent_in_pieces_is_saved_as_one_output():
+    """The kernel sends `print("x")` as `x` then a line break when its buffer is flushed between the two writes."""
+    notebook, _ = _notebook()
+    del notebook.metadata["widgets"]
+    stream = nbformat.v4.new_output
+    notebook.cells[1].outputs = [
+        stream("stream", name="stdout", text="extracting 8 documents"),
+        stream("stream", name="stdout", text="\n"),
+        stream("stream", name="stderr", text="careful\n"),
+        stream("stream", name="stdout", text="done\n"),
+        nbformat.v4.new_output("display_data", data={"text/plain": "8/8"}),
+        stream("stream", name="stdout", text="a"),
+        stream("stream", name="stdout", text="b\n"),
+    ]
+    stabilise(notebook)
+    shown = [(o.output_type, o.get("name"), o.get("text")) for o in notebook.cells[1].outputs]
+    assert shown == [
+        ("stream", "stdout", "extracting 8 documents\n"),
+        ("stream", "stderr", "careful\n"),
+        ("stream", "stdout", "done\n"),
+        ("display_data", None, None),
+        ("stream", "stdout", "ab\n"),
+    ]
+    nbformat.validate(notebook)
+
+
 @pytest.mark.notebook
 def test_executing_a_notebook_twice_saves_the_same_bytes(tmp_path):
     """An explorer's widget state is ~1,000 lines of JSON under random ids; saved, a re-run must not churn it."""
