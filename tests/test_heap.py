@@ -428,7 +428,9 @@ def test_without_freezing_a_callers_freeze_is_neither_counted_nor_undone(monkeyp
     with young_collections_only(freeze=False):
         assert _held_out_of_reach(gc.get_threshold()[2])
     monkeypatch.undo()
-    assert gc.get_freeze_count() == frozen
+    # Not unfrozen (that would empty the frozen set). Not `== frozen`: frozen objects that die in between (a
+    # pytest-xdist worker's I/O thread frees some) shrink it, which made this test fail once in CI.
+    assert 0 < gc.get_freeze_count() <= frozen
 
 
 def test_without_freezing_a_block_inside_a_freezing_one_does_nothing() -> None:
