@@ -1,10 +1,11 @@
 """The reports folder of a run: written whole into a staging folder, then moved into place at once.
 
 A run's reports (one file per run plus `_aggregate.json`) are written into a hidden staging folder
-beside the reports folder, flushed to disk with one `os.sync()` (not one fsync per file), and moved
-into place with renames while SIGINT and SIGTERM are held. So a reader, a crash, `kill -9` or
-Ctrl-C sees either the previous reports or the new ones, never a mix, and an interrupted run
-writes nothing (its staging folder is removed; a `kill -9` leaves it for the next run to remove).
+beside the reports folder, flushed to disk at once (one `syncfs` of its file system on Linux, else
+one `os.sync()`; not one fsync per file), and moved into place with renames while SIGINT and SIGTERM
+are held. So a reader, a crash, `kill -9` or Ctrl-C sees either the previous reports or the new
+ones, never a mix, and an interrupted run writes nothing (its staging folder is removed; a `kill -9`
+leaves it for the next run to remove).
 
 The rule for a reports folder that already exists (checked before any scoring):
 
@@ -25,12 +26,14 @@ whose process is gone, old temporary files) are removed when the next run starts
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
 import secrets
 import shutil
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .._io import write_bytes
@@ -88,14 +91,55 @@ def _is_leftover(name: str) -> bool:
     return name.startswith(".") and (name.endswith(".tmp") or _STAGING in name)
 
 
-def _sync(files: Iterable[Path]) -> None:
-    """Flush the written files to disk: one system-wide `os.sync()` where there is one, else fsync each."""
+@functools.cache
+def _libc_syncfs() -> Callable[[int], int] | None:
+    """libc's `syncfs(fd)` (Linux, glibc 2.14+ and musl), or None where the C library has none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes  # (only here: a run that never publishes does not pay for it)
+
+    try:
+        function = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    function.argtypes, function.restype = [ctypes.c_int], ctypes.c_int
+    return function
+
+
+def _sync(folder: Path, files: Iterable[Path]) -> None:
+    """Flush the files written in `folder` to disk.
+
+    Linux: one `syncfs` of the file system `folder` is on, so a run waits only for its own disk, not for what
+    other programs wrote to other disks (`os.sync()` flushes every mounted file system). Where syncfs is missing
+    or fails: one system-wide `os.sync()`; without that (Windows): an fsync per file.
+    """
+    syncfs = _libc_syncfs()
+    if syncfs is not None and _synced_fs(syncfs, folder):
+        return
     if hasattr(os, "sync"):
         os.sync()
         return
     for path in files:  # pragma: no cover - platforms without os.sync (Windows)
         with open(path, "rb+") as handle:
             os.fsync(handle.fileno())
+
+
+def _synced_fs(syncfs: Callable[[int], int], folder: Path) -> bool:
+    """Whether `syncfs` flushed the file system `folder` is on; a failure is logged (at debug level)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError as exc:
+        logger.debug("cannot open %s for syncfs (%s); flushing with os.sync()", folder, exc)
+        return False
+    try:
+        if syncfs(fd) == 0:
+            return True
+    finally:
+        os.close(fd)
+    import ctypes
+
+    logger.debug("syncfs(%s) failed (errno %d); flushing with os.sync()", folder, ctypes.get_errno())
+    return False
 
 
 def _sync_folder(folder: Path) -> None:
@@ -246,7 +290,7 @@ class ReportsFolder:
         """
         if self._stage is None:
             raise RuntimeError("stage() must be called before publish()")
-        _sync(self._stage / name for name in self._written)
+        _sync(self._stage, (self._stage / name for name in self._written))
         if self.path.is_dir() and not self._in_place:
             self._check_reusable()  # the same rule, in case the folder changed during the run
         if self._in_place:

@@ -129,3 +129,45 @@ def test_a_file_is_written_whole_and_a_failed_write_is_not_listed(tmp_path: Path
     out.publish()
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["_aggregate.json", "a.json"]
     assert (tmp_path / "r" / "a.json").read_bytes() == b"shorter"
+
+
+# -- flushing: one syncfs of the reports' file system on Linux, else one os.sync() ------------------------------
+
+
+def _no_system_wide_sync() -> None:
+    pytest.fail("os.sync() flushed every file system")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="syncfs is Linux's")
+def test_publishing_flushes_the_reports_file_system_alone(tmp_path: Path, monkeypatch) -> None:
+    from structsim_nb.trajectories import reports_dir
+
+    real = reports_dir._libc_syncfs()
+    assert real is not None  # glibc 2.14+ and musl have it
+    flushed: list[tuple[int, str]] = []
+
+    def recording(fd: int) -> int:
+        flushed.append((os.fstat(fd).st_dev, os.readlink(f"/proc/self/fd/{fd}")))
+        return real(fd)
+
+    monkeypatch.setattr(reports_dir, "_libc_syncfs", lambda: recording)
+    monkeypatch.setattr(os, "sync", _no_system_wide_sync)
+    _run(tmp_path / "r", {"1.json": {"a": 1}})
+    assert len(flushed) == 1
+    device, folder = flushed[0]
+    assert device == os.stat(tmp_path).st_dev and ".structsim-staging-" in Path(folder).name
+
+
+def test_a_failed_or_missing_syncfs_falls_back_to_one_os_sync(tmp_path: Path, monkeypatch) -> None:
+    from structsim_nb.trajectories import reports_dir
+
+    if not hasattr(os, "sync"):
+        pytest.skip("no os.sync on this platform")
+    synced: list[str] = []
+    monkeypatch.setattr(os, "sync", lambda: synced.append("sync"))
+    monkeypatch.setattr(reports_dir, "_libc_syncfs", lambda: lambda fd: -1)  # a failing syncfs
+    _run(tmp_path / "r", {"1.json": {}})
+    monkeypatch.setattr(reports_dir, "_libc_syncfs", lambda: None)  # a C library without it
+    _run(tmp_path / "r", {"2.json": {}})
+    assert synced == ["sync", "sync"]
+    assert sorted(os.listdir(tmp_path / "r")) == ["2.json", "_aggregate.json"]
