@@ -25,8 +25,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-from structsim_nb.trajectories.reports_dir import _libc_syncfs
+from structsim_nb.trajectories.reports_dir import _libc_syncfs, _synced_fs
 
 
 def _dirty(path: str, mib: int) -> None:
@@ -44,16 +45,13 @@ def _timed_os_sync(_folder: str) -> float:
 
 
 def _timed_syncfs(folder: str) -> float:
+    """The flush `publish` makes now (`reports_dir._synced_fs`: open the folder, syncfs, close)."""
     syncfs = _libc_syncfs()
     assert syncfs is not None
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        start = time.perf_counter()
-        if syncfs(fd) != 0:
-            raise OSError(f"syncfs failed on {folder}")
-        return time.perf_counter() - start
-    finally:
-        os.close(fd)
+    start = time.perf_counter()
+    if not _synced_fs(syncfs, Path(folder)):
+        raise OSError(f"syncfs failed on {folder}")
+    return time.perf_counter() - start
 
 
 def main() -> None:
